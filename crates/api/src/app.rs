@@ -1,0 +1,96 @@
+//! The whole HTTP application: routes of every area and the shared middleware stack.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::HeaderValue;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::map_request_body::MapRequestBodyLayer;
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use tracing::Span;
+
+use crate::kernel::error::ApiError;
+use crate::kernel::request_id::RandomRequestId;
+use crate::kernel::{
+    auth, conditional, framework_errors, idempotency, metrics, rate_limit, versioning,
+};
+use crate::state::AppState;
+use crate::{docs, ops, root, sellers, shops};
+
+/// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
+/// endpoints and the token endpoint, behind one middleware stack.
+pub fn router(state: AppState) -> Router {
+    let mut v2 = Router::new()
+        .route("/", get(root::show))
+        .merge(sellers::routes())
+        .merge(shops::routes());
+    if state.config.bench_baseline {
+        v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));
+    }
+    let v1 = v2.clone().layer(from_fn_with_state(
+        state.clone(),
+        versioning::deprecated_alias,
+    ));
+    let limit = state.config.max_body_bytes;
+
+    Router::new()
+        .nest("/v2", v2)
+        .nest("/v1", v1)
+        .merge(docs::routes())
+        .merge(ops::routes())
+        .fallback(not_found)
+        .with_state(state.clone())
+        .merge(oauth::routes(state.auth.clone()))
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::x_request_id(RandomRequestId))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(
+                    TraceLayer::new_for_http()
+                        .make_span_with(request_span)
+                        .on_request(())
+                        .on_response(log_response),
+                )
+                .layer(from_fn_with_state(state.clone(), metrics::middleware))
+                .layer(from_fn(framework_errors::middleware))
+                .layer(CatchPanicLayer::custom(|_| {
+                    ApiError::internal().into_response()
+                }))
+                .layer(RequestBodyLimitLayer::new(limit))
+                .layer(MapRequestBodyLayer::new(Body::new))
+                .layer(from_fn_with_state(state.clone(), auth::middleware))
+                .layer(from_fn_with_state(state.clone(), rate_limit::middleware))
+                .layer(from_fn_with_state(state.clone(), idempotency::middleware))
+                .layer(from_fn(conditional::middleware)),
+        )
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found()
+}
+
+/// One span per request: method, path (never the query, which could hold secrets) and id.
+fn request_span(request: &Request) -> Span {
+    let id = request
+        .headers()
+        .get("x-request-id")
+        .and_then(|v: &HeaderValue| v.to_str().ok())
+        .unwrap_or("");
+    tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
+}
+
+fn log_response(response: &Response, latency: Duration, _span: &Span) {
+    tracing::info!(
+        status = response.status().as_u16(),
+        latency_ms = latency.as_secs_f64() * 1000.0,
+        "answered"
+    );
+}

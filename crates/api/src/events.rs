@@ -1,0 +1,61 @@
+//! Recording events for changes made through the API, attributed to the principal.
+
+use domain::Timestamp;
+use oauth::Principal;
+use serde_json::Value;
+use storage::Tx;
+use storage::events::{self, Actor, NewEvent};
+use storage::shops::Shop;
+
+use crate::kernel::error::ApiError;
+
+/// A change to report: its topic and the item as a GET shows it now.
+pub struct Change<'a> {
+    pub topic: &'static str,
+    pub account_id: i64,
+    pub shop: Option<&'a Shop>,
+    pub item_type: &'static str,
+    pub item_id: i64,
+    pub item_slug: Option<&'a str>,
+    pub item: &'a Value,
+}
+
+impl<'a> Change<'a> {
+    /// A change of the shop itself.
+    pub fn of_shop(topic: &'static str, shop: &'a Shop, item: &'a Value) -> Self {
+        Self {
+            topic,
+            account_id: shop.account_id,
+            shop: Some(shop),
+            item_type: "shop",
+            item_id: shop.id,
+            item_slug: Some(&shop.subdomain),
+            item,
+        }
+    }
+}
+
+/// Writes the event in the caller's transaction.
+pub async fn record(
+    tx: &mut Tx,
+    principal: &Principal,
+    change: Change<'_>,
+    now: Timestamp,
+) -> Result<i64, ApiError> {
+    let event = NewEvent {
+        topic: change.topic,
+        account_id: change.account_id,
+        shop_id: change.shop.map(|s| s.id),
+        shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
+        item_type: change.item_type,
+        item_id: change.item_id,
+        item_slug: change.item_slug,
+        actor: Actor {
+            user_id: principal.user_id(),
+            user_name: principal.user_name.as_deref(),
+            app_id: Some(principal.app_id),
+        },
+        item: change.item,
+    };
+    Ok(events::record(tx, &event, now).await?)
+}

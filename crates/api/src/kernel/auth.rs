@@ -1,0 +1,114 @@
+//! Bearer authentication. The middleware verifies the token once per request and leaves
+//! the outcome in the request; handlers that need a principal take `Auth`, which answers
+//! 401 with the RFC 6750 challenge when there is none. Tokens in the query string are
+//! refused outright.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::Scope;
+use oauth::Principal;
+
+use super::error::ApiError;
+use super::query::QueryParams;
+use crate::state::AppState;
+
+/// What the middleware found out about the caller.
+#[derive(Clone, Debug)]
+pub enum Authentication {
+    Anonymous,
+    Principal(Arc<Principal>),
+    Refused(String),
+}
+
+impl Authentication {
+    pub fn principal(&self) -> Option<&Arc<Principal>> {
+        match self {
+            Authentication::Principal(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+pub async fn middleware(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if QueryParams::parse(request.uri().query())
+        .pairs()
+        .iter()
+        .any(|(name, _)| name == "access_token")
+    {
+        return ApiError::bad_request(
+            "invalid_request",
+            "access tokens are accepted only in the Authorization header",
+        )
+        .with_header(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"commerce\", error=\"invalid_request\""),
+        )
+        .into_response();
+    }
+    let authentication = match request.headers().get(header::AUTHORIZATION) {
+        None => Authentication::Anonymous,
+        Some(value) => match bearer_token(value) {
+            Some(token) => match state.auth.verify_access_token(token).await {
+                Ok(principal) => Authentication::Principal(Arc::new(principal)),
+                Err(err) => Authentication::Refused(err.to_string()),
+            },
+            None => {
+                Authentication::Refused("the Authorization header must carry a Bearer token".into())
+            }
+        },
+    };
+    request.extensions_mut().insert(authentication);
+    next.run(request).await
+}
+
+fn bearer_token(value: &HeaderValue) -> Option<&str> {
+    let (scheme, token) = value.to_str().ok()?.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// The authenticated principal of a request.
+pub struct Auth(pub Arc<Principal>);
+
+impl Auth {
+    /// Refuses with 403 unless the token holds `scope`.
+    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        if self.0.has(scope) {
+            Ok(())
+        } else {
+            Err(ApiError::insufficient_scope(scope))
+        }
+    }
+}
+
+impl std::ops::Deref for Auth {
+    type Target = Principal;
+    fn deref(&self) -> &Principal {
+        &self.0
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        match parts.extensions.get::<Authentication>() {
+            Some(Authentication::Principal(p)) => Ok(Auth(p.clone())),
+            Some(Authentication::Refused(reason)) => Err(ApiError::invalid_token(reason.clone())),
+            Some(Authentication::Anonymous) => Err(ApiError::unauthenticated()),
+            None => {
+                tracing::error!("a handler needing a principal runs without the auth middleware");
+                Err(ApiError::internal())
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Conditional requests and caching headers. Every successful GET gets a strong `ETag`
+//! (a digest of the exact body, so it changes whenever the body would, links included),
+//! `Cache-Control` and `Vary`; `If-None-Match` (which wins) or `If-Modified-Since` turn
+//! an unchanged answer into `304`. Writes check `If-Match`/`If-Unmodified-Since` against
+//! the current representation through `check_preconditions`.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::Timestamp;
+use http_body_util::BodyExt;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::error::ApiError;
+use super::hal_response::{HAL_JSON, JSON, parse_http_date};
+
+const CACHE_CONTROL: &str = "private, max-age=0, must-revalidate";
+
+/// The strong entity tag of a body.
+pub fn etag_of(body: &[u8]) -> String {
+    format!("\"{}\"", &hex::encode(Sha256::digest(body))[..32])
+}
+
+pub fn etag_of_value(value: &Value) -> String {
+    etag_of(&serde_json::to_vec(value).expect("HAL documents serialise"))
+}
+
+/// Whether an `If-None-Match`/`If-Match` list names `etag` (`*` names any). Weak
+/// comparison: `W/` prefixes are ignored.
+fn list_matches(header_value: &str, etag: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").to_owned();
+    let wanted = bare(etag);
+    header_value
+        .split(',')
+        .any(|t| t.trim() == "*" || bare(t) == wanted)
+}
+
+pub async fn middleware(request: Request, next: Next) -> Response {
+    let wants_hal = prefers_hal(request.headers());
+    let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
+    let if_none_match = request.headers().get(header::IF_NONE_MATCH).cloned();
+    let if_modified_since = request.headers().get(header::IF_MODIFIED_SINCE).cloned();
+    let mut response = next.run(request).await;
+    if wants_hal
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v == JSON)
+    {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(HAL_JSON));
+    }
+    if !is_read || response.status() != StatusCode::OK {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return ApiError::internal().into_response(),
+    };
+    let etag = etag_of(&bytes);
+    let headers = &mut parts.headers;
+    headers.insert(
+        header::ETAG,
+        HeaderValue::from_str(&etag).expect("hex is header-safe"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    headers.insert(
+        header::VARY,
+        HeaderValue::from_static("Authorization, Accept"),
+    );
+    let not_modified = match (&if_none_match, &if_modified_since) {
+        (Some(inm), _) => inm.to_str().is_ok_and(|v| list_matches(v, &etag)),
+        (None, Some(ims)) => match (
+            parse_http_date(ims),
+            headers.get(header::LAST_MODIFIED).and_then(parse_http_date),
+        ) {
+            (Some(since), Some(modified)) => modified <= since,
+            _ => false,
+        },
+        (None, None) => false,
+    };
+    if not_modified {
+        parts.status = StatusCode::NOT_MODIFIED;
+        parts.headers.remove(header::CONTENT_TYPE);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, Body::empty());
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// `application/hal+json` only when the client's `Accept` names it and not plain JSON.
+fn prefers_hal(headers: &HeaderMap) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let types: Vec<&str> = accept
+        .split(',')
+        .map(|t| t.split(';').next().unwrap_or("").trim())
+        .collect();
+    types.contains(&"application/hal+json")
+        && !types
+            .iter()
+            .any(|t| matches!(*t, "application/json" | "*/*" | "application/*"))
+}
+
+/// Refuses a write whose `If-Match` or `If-Unmodified-Since` no longer holds for the
+/// resource's current representation (as this principal would GET it).
+pub fn check_preconditions(
+    headers: &HeaderMap,
+    current: &Value,
+    last_modified: Timestamp,
+) -> Result<(), ApiError> {
+    if let Some(if_match) = headers.get(header::IF_MATCH) {
+        let etag = etag_of_value(current);
+        let strong_match = if_match
+            .to_str()
+            .is_ok_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
+        if !strong_match {
+            return Err(ApiError::precondition_failed());
+        }
+    } else if let Some(since) = headers
+        .get(header::IF_UNMODIFIED_SINCE)
+        .and_then(parse_http_date)
+        && last_modified.truncated_to_secs() > since
+    {
+        return Err(ApiError::precondition_failed());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etag_lists() {
+        let etag = etag_of(b"{}");
+        assert!(list_matches(&etag, &etag));
+        assert!(list_matches(&format!("\"x\", W/{etag}"), &etag));
+        assert!(list_matches("*", &etag));
+        assert!(!list_matches("\"other\"", &etag));
+    }
+
+    #[test]
+    fn hal_only_when_asked_for_alone() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/hal+json"),
+        );
+        assert!(prefers_hal(&h));
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/hal+json, application/json;q=0.9"),
+        );
+        assert!(!prefers_hal(&h));
+    }
+}

@@ -1,0 +1,57 @@
+//! The framework answers some requests itself (405 with `Allow`, 413 from the body limit,
+//! extractor rejections). This turns any such non-JSON error into the API's error body,
+//! keeping headers such as `Allow`.
+
+use axum::extract::Request;
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::error::ApiError;
+
+pub async fn middleware(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.starts_with("application/json") || v.starts_with("application/hal+json")
+        });
+    if status.as_u16() < 400 || is_json {
+        return response;
+    }
+    let mut replacement = error_for(status).into_response();
+    for name in [header::ALLOW, header::RETRY_AFTER, header::WWW_AUTHENTICATE] {
+        if let Some(value) = response.headers().get(&name) {
+            replacement.headers_mut().insert(name, value.clone());
+        }
+    }
+    replacement
+}
+
+fn error_for(status: StatusCode) -> ApiError {
+    match status {
+        StatusCode::NOT_FOUND => ApiError::not_found(),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
+            status,
+            "method_not_allowed",
+            "the method is not allowed on this resource; see the Allow header",
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            ApiError::new(status, "payload_too_large", "the body is too large")
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::unsupported_media_type(),
+        StatusCode::BAD_REQUEST => ApiError::bad_request("bad_request", "the request is malformed"),
+        StatusCode::REQUEST_TIMEOUT => {
+            ApiError::new(status, "request_timeout", "the request took too long")
+        }
+        s if s.is_server_error() => ApiError::internal(),
+        s => ApiError::new(
+            s,
+            "request_refused",
+            s.canonical_reason().unwrap_or("the request was refused"),
+        ),
+    }
+}

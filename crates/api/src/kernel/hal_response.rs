@@ -1,0 +1,68 @@
+//! A HAL document as a response: JSON bytes, `Last-Modified`, and `Location` on creation.
+//! The content type follows the request's `Accept` (see `conditional`).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use domain::Timestamp;
+use serde_json::Value;
+
+pub const JSON: &str = "application/json; charset=utf-8";
+pub const HAL_JSON: &str = "application/hal+json; charset=utf-8";
+
+pub struct Hal {
+    status: StatusCode,
+    body: Value,
+    last_modified: Option<Timestamp>,
+    location: Option<String>,
+}
+
+impl Hal {
+    pub fn ok(body: Value, last_modified: Timestamp) -> Self {
+        Self {
+            status: StatusCode::OK,
+            body,
+            last_modified: Some(last_modified),
+            location: None,
+        }
+    }
+
+    pub fn created(body: Value, location: String, last_modified: Timestamp) -> Self {
+        Self {
+            status: StatusCode::CREATED,
+            body,
+            last_modified: Some(last_modified),
+            location: Some(location),
+        }
+    }
+}
+
+/// An HTTP date for `Last-Modified` and friends.
+pub fn http_date(t: Timestamp) -> HeaderValue {
+    let secs = u64::try_from(t.as_secs()).unwrap_or(0);
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+    HeaderValue::from_str(&httpdate::fmt_http_date(time)).expect("HTTP dates are header-safe")
+}
+
+pub fn parse_http_date(value: &HeaderValue) -> Option<Timestamp> {
+    let time = httpdate::parse_http_date(value.to_str().ok()?).ok()?;
+    let secs = time.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    Some(Timestamp::from_secs(i64::try_from(secs).ok()?))
+}
+
+impl IntoResponse for Hal {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self.body).expect("HAL documents serialise");
+        let mut response = (self.status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));
+        if let Some(t) = self.last_modified {
+            headers.insert(header::LAST_MODIFIED, http_date(t));
+        }
+        if let Some(location) = self.location
+            && let Ok(value) = HeaderValue::from_str(&location)
+        {
+            headers.insert(header::LOCATION, value);
+        }
+        response
+    }
+}

@@ -1,0 +1,145 @@
+//! `Idempotency-Key` on POST: the first request with a key runs and its answer is kept for
+//! 24 hours; a retry of the same request replays that answer with `Idempotent-Replayed:
+//! true`; the key reused for a different request is a 422; a retry while the first is
+//! still running is a 409. Server failures (5xx) are not kept, so they may be retried.
+//! Keys belong to the caller (user and app, or app), never shared across callers.
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use sha2::{Digest, Sha256};
+use storage::idempotency::{self, Claim, StoredResponse};
+
+use super::auth::Authentication;
+use super::error::ApiError;
+use crate::state::AppState;
+
+const KEY_HEADER: &str = "idempotency-key";
+const KEEP_SECS: i64 = 24 * 3600;
+const MAX_KEY_LENGTH: usize = 255;
+/// The answer headers worth replaying (rate-limit headers are fresh on every answer).
+const KEPT_HEADERS: [HeaderName; 4] = [
+    header::CONTENT_TYPE,
+    header::LOCATION,
+    header::LAST_MODIFIED,
+    header::ETAG,
+];
+
+pub async fn middleware(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let Some(raw_key) = request.headers().get(KEY_HEADER) else {
+        return next.run(request).await;
+    };
+    let key = match raw_key.to_str() {
+        Ok(k)
+            if (1..=MAX_KEY_LENGTH).contains(&k.len())
+                && k.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            k.to_owned()
+        }
+        _ => {
+            return ApiError::bad_request(
+                "invalid_idempotency_key",
+                format!("Idempotency-Key must be 1 to {MAX_KEY_LENGTH} visible ASCII characters"),
+            )
+            .into_response();
+        }
+    };
+    // Without a principal the handler refuses the request anyway; nothing to remember.
+    let Some(caller) = request
+        .extensions()
+        .get::<Authentication>()
+        .and_then(Authentication::principal)
+        .map(|p| p.caller_key())
+    else {
+        return next.run(request).await;
+    };
+    let limit = state.config.max_body_bytes;
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return ApiError::payload_too_large(limit).into_response();
+    };
+    let key_digest = Sha256::digest(format!("{caller}\n{key}").as_bytes());
+    let mut fingerprint = Sha256::new();
+    fingerprint.update(parts.method.as_str().as_bytes());
+    fingerprint.update(b"\n");
+    fingerprint.update(
+        parts
+            .uri
+            .path_and_query()
+            .map_or("", |p| p.as_str())
+            .as_bytes(),
+    );
+    fingerprint.update(b"\n");
+    fingerprint.update(&bytes);
+    let fingerprint = fingerprint.finalize();
+
+    let now = state.clock.now();
+    match idempotency::claim(&state.db, &key_digest, &fingerprint, now, KEEP_SECS).await {
+        Err(err) => ApiError::from(err).into_response(),
+        Ok(Claim::Mismatch) => ApiError::invalid_field(
+            "Idempotency-Key",
+            "was already used for a different request",
+        )
+        .into_response(),
+        Ok(Claim::InProgress) => ApiError::conflict(
+            "request_in_progress",
+            "a request with this Idempotency-Key is still being processed",
+        )
+        .into_response(),
+        Ok(Claim::Completed(stored)) => replay(stored),
+        Ok(Claim::Acquired) => {
+            let response = next
+                .run(Request::from_parts(parts, Body::from(bytes)))
+                .await;
+            remember(&state, &key_digest, response).await
+        }
+    }
+}
+
+async fn remember(state: &AppState, key: &[u8], response: Response) -> Response {
+    if response.status().is_server_error() {
+        if let Err(err) = idempotency::release(&state.db, key).await {
+            tracing::error!(error = %err, "could not release an idempotency key");
+        }
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => return ApiError::internal().into_response(),
+    };
+    let stored = StoredResponse {
+        status: parts.status.as_u16(),
+        headers: KEPT_HEADERS
+            .iter()
+            .filter_map(|name| {
+                let value = parts.headers.get(name)?.to_str().ok()?;
+                Some((name.as_str().to_owned(), value.to_owned()))
+            })
+            .collect(),
+        body: bytes.to_vec(),
+    };
+    if let Err(err) = idempotency::complete(&state.db, key, &stored).await {
+        tracing::error!(error = %err, "could not keep an idempotent answer");
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+fn replay(stored: StoredResponse) -> Response {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, stored.body).into_response();
+    let headers = response.headers_mut();
+    for (name, value) in stored.headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            headers.insert(name, value);
+        }
+    }
+    headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    response
+}

@@ -1,0 +1,123 @@
+//! Prometheus metrics: request counts and latency histograms by route and status, and the
+//! database pools' usage, served at `/metrics`.
+
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use storage::Database;
+
+use crate::state::AppState;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PoolLabels {
+    pool: String,
+    state: String,
+}
+
+type HistogramFamily = Family<RequestLabels, Histogram, fn() -> Histogram>;
+
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: HistogramFamily,
+    pool_connections: Family<PoolLabels, Gauge>,
+    db: Database,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+fn latency_histogram() -> Histogram {
+    // 0.25 ms to about 8 s.
+    Histogram::new(exponential_buckets(0.000_25, 2.0, 16))
+}
+
+impl Metrics {
+    pub fn new(db: Database) -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        let latency: HistogramFamily = Family::new_with_constructor(latency_histogram);
+        let pool_connections = Family::<PoolLabels, Gauge>::default();
+        registry.register("http_requests", "HTTP requests answered", requests.clone());
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer HTTP requests",
+            latency.clone(),
+        );
+        registry.register(
+            "db_pool_connections",
+            "Database pool connections by state (idle, in_use, max)",
+            pool_connections.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            pool_connections,
+            db,
+        }
+    }
+
+    fn observe(&self, labels: RequestLabels, seconds: f64) {
+        self.requests.get_or_create(&labels).inc();
+        self.latency.get_or_create(&labels).observe(seconds);
+    }
+
+    /// The exposition text, with pool gauges read now.
+    pub fn render(&self) -> String {
+        for stats in self.db.pool_stats() {
+            let set = |state: &str, value: u32| {
+                self.pool_connections
+                    .get_or_create(&PoolLabels {
+                        pool: stats.pool.to_owned(),
+                        state: state.to_owned(),
+                    })
+                    .set(i64::from(value));
+            };
+            set("idle", stats.idle);
+            set("in_use", stats.size.saturating_sub(stats.idle));
+            set("max", stats.max);
+        }
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry)
+            .expect("writing to a String succeeds");
+        out
+    }
+}
+
+pub async fn middleware(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().as_str().to_owned();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let response = next.run(request).await;
+    let labels = RequestLabels {
+        method,
+        route,
+        status: response.status().as_u16(),
+    };
+    state
+        .metrics
+        .observe(labels, started.elapsed().as_secs_f64());
+    response
+}

@@ -1,0 +1,15 @@
+//! The HTTP kernel: the mechanisms every endpoint shares, each written once.
+
+pub mod auth;
+pub mod conditional;
+pub mod error;
+pub mod framework_errors;
+pub mod hal_response;
+pub mod idempotency;
+pub mod input;
+pub mod list;
+pub mod metrics;
+pub mod query;
+pub mod rate_limit;
+pub mod request_id;
+pub mod versioning;

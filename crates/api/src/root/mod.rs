@@ -1,0 +1,90 @@
+//! `GET /v2`: who the token speaks for, the sellers and shops it may see, and a link to
+//! every area the token may use.
+
+use axum::extract::State;
+use domain::Scope;
+use hal::{Link, Resource};
+use serde::Serialize;
+use storage::{sellers, shops, users};
+
+use crate::kernel::auth::Auth;
+use crate::kernel::error::ApiResult;
+use crate::kernel::hal_response::Hal;
+use crate::rels;
+use crate::sellers::{SELLER_LIST, seller_resource};
+use crate::shops::{SHOP_LIST, shop_resource};
+use crate::state::AppState;
+
+/// How many sellers and shops the root embeds; the lists hold the rest.
+const EMBEDDED_LIMIT: i64 = 200;
+
+#[derive(Serialize)]
+struct RootFields {
+    user_name: Option<String>,
+    email: Option<String>,
+    uid: Option<i64>,
+    account_id: Option<i64>,
+    seller_id: Option<i64>,
+    role: Option<&'static str>,
+    client_id: String,
+    scopes: String,
+    last_logged_on: Option<domain::Timestamp>,
+}
+
+pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
+    let user = match auth.user_id() {
+        Some(id) => users::find(&state.db, id).await?,
+        None => None,
+    };
+    let (sellers, shops) = match auth.tenant() {
+        Some(tenant) => (
+            sellers::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT).await?,
+            shops::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT).await?,
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let fields = RootFields {
+        user_name: user.as_ref().map(|u| u.name.clone()),
+        email: user.as_ref().map(|u| u.email.clone()),
+        uid: user.as_ref().map(|u| u.id),
+        account_id: auth.account_id,
+        seller_id: auth.seller_id,
+        role: auth.role().map(|r| r.as_str()),
+        client_id: auth.client_id.clone(),
+        scopes: auth.granted.to_string(),
+        last_logged_on: user
+            .as_ref()
+            .and_then(|u| u.last_logged_on)
+            .map(domain::Timestamp::from_micros),
+    };
+    let urls = &state.urls;
+    let doc = Resource::new(["root"])
+        .with_properties(&fields)
+        .link("self", Link::get(urls.root()))
+        .rel_if(auth.has(Scope::SellersRead), &rels::SELLERS_SELLERS, || {
+            urls.list_template("/sellers", &SELLER_LIST)
+        })
+        .rel_if(auth.has(Scope::SellersRead), &rels::SELLERS_SELLER, || {
+            urls.api("/sellers/{id}")
+        })
+        .rel_if(auth.has(Scope::ShopsRead), &rels::SHOPS_SHOPS, || {
+            urls.list_template("/shops", &SHOP_LIST)
+        })
+        .rel_if(auth.has(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
+            urls.api("/shops/{id}")
+        })
+        .embed_all(
+            "sellers",
+            sellers.iter().map(|s| {
+                seller_resource(
+                    urls,
+                    &auth,
+                    s,
+                    None::<std::slice::Iter<'_, storage::shops::Shop>>,
+                )
+            }),
+        )
+        .embed_all("shops", shops.iter().map(|s| shop_resource(urls, &auth, s)))
+        .into_value(urls.curies());
+    Ok(Hal::ok(doc, state.clock.now()))
+}

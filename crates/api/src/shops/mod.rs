@@ -1,0 +1,186 @@
+//! Shops: list, read, create under a seller, and change settings.
+
+mod input;
+mod representation;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use domain::shop::Storefront;
+use domain::{FieldErrors, Scope, topic};
+use storage::sellers;
+use storage::shops::{self, ShopFilter};
+use storage::sql::Direction;
+
+use crate::events::{self, Change};
+use crate::kernel::auth::Auth;
+use crate::kernel::conditional::check_preconditions;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::hal_response::Hal;
+use crate::kernel::input::{JsonBody, ResourceId};
+use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::query::QueryParams;
+use crate::state::AppState;
+
+pub use representation::shop_resource;
+
+pub static SHOP_LIST: ListSpec = ListSpec {
+    name: "shops",
+    default_per_page: 20,
+    sort_fields: shops::SORT_FIELDS,
+    default_sort: ("id", Direction::Asc),
+    filters: &[
+        "q",
+        "seller_ids",
+        "subdomains",
+        "storefront",
+        "created_on.gte",
+        "created_on.lte",
+        "updated_on.gte",
+        "updated_on.lte",
+    ],
+};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/shops", get(list))
+        .route("/shops/{id}", get(show).put(update))
+        .route("/sellers/{id}/shops", post(create))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ShopsRead)?;
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(
+        &SHOP_LIST,
+        QueryParams::parse(query.as_deref()),
+        &mut errors,
+    );
+    let params = &request.params;
+    let storefront = params
+        .get("storefront")
+        .and_then(|v| match v.parse::<Storefront>() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                errors.add("storefront", e.to_string());
+                None
+            }
+        });
+    let filter = ShopFilter {
+        seller_ids: params.id_list("seller_ids", &mut errors),
+        subdomains: params.list("subdomains"),
+        storefront,
+        q: params.get("q").map(str::to_owned),
+        created_on: params.time_range("created_on", &mut errors),
+        updated_on: params.time_range("updated_on", &mut errors),
+    };
+    errors.into_result()?;
+    let (rows, total) = match auth.tenant() {
+        Some(tenant) => {
+            shops::list(&state.db, tenant, &filter, request.sort, request.window()).await?
+        }
+        None => (Vec::new(), 0),
+    };
+    let items = rows
+        .iter()
+        .map(|shop| shop_resource(&state.urls, &auth, shop))
+        .collect();
+    let doc = request
+        .envelope(&SHOP_LIST, &state.urls.api("/shops"), total, items)
+        .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, state.clock.now()))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ShopsRead)?;
+    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let shop = shops::find(&state.db, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
+    Ok(Hal::ok(doc, shop.updated_on))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(seller_id): ResourceId,
+    JsonBody(input): JsonBody<input::NewShop>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ShopsWrite)?;
+    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let seller = sellers::find(&state.db, tenant, seller_id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let (subdomain, settings) = input.validate(&seller)?;
+    let now = state.clock.now();
+    let mut tx = state.db.begin().await?;
+    let shop = shops::insert(
+        &mut tx,
+        seller.account_id,
+        seller.id,
+        &subdomain,
+        &settings,
+        now,
+    )
+    .await
+    .map_err(|err| {
+        if err.is_unique_violation_on("shops", "subdomain") {
+            ApiError::invalid_field("subdomain", "has already been taken")
+        } else {
+            err.into()
+        }
+    })?;
+    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
+    events::record(
+        &mut tx,
+        &auth,
+        Change::of_shop(topic::SHOPS_CREATED, &shop, &doc),
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Hal::created(doc, state.urls.shop(shop.id), shop.updated_on))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(changes): JsonBody<input::ShopChanges>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ShopsWrite)?;
+    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let mut tx = state.db.begin().await?;
+    let current = shops::find_for_update(&mut tx, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let current_doc = shop_resource(&state.urls, &auth, &current).into_value(state.urls.curies());
+    check_preconditions(&headers, &current_doc, current.updated_on)?;
+    let settings = changes.apply(&current)?;
+    if settings == current.settings() {
+        return Ok(Hal::ok(current_doc, current.updated_on));
+    }
+    let now = state.clock.now();
+    let shop = shops::update(&mut tx, id, &settings, now).await?;
+    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
+    events::record(
+        &mut tx,
+        &auth,
+        Change::of_shop(topic::SHOPS_UPDATED, &shop, &doc),
+        now,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Hal::ok(doc, shop.updated_on))
+}

@@ -1,0 +1,58 @@
+//! How a shop looks to a client.
+
+use domain::Scope;
+use domain::shop::Storefront;
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use storage::shops::Shop;
+
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct ShopFields<'a> {
+    id: i64,
+    seller_id: i64,
+    subdomain: &'a str,
+    name: &'a str,
+    description: &'a str,
+    locale: &'a str,
+    currency_code: &'a str,
+    timezone: &'a str,
+    contact_email: Option<&'a str>,
+    storefront: Storefront,
+    created_on: domain::Timestamp,
+    updated_on: domain::Timestamp,
+}
+
+/// A shop with the links this principal may follow.
+pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resource {
+    let fields = ShopFields {
+        id: shop.id,
+        seller_id: shop.seller_id,
+        subdomain: &shop.subdomain,
+        name: &shop.name,
+        description: &shop.description,
+        locale: &shop.locale,
+        currency_code: &shop.currency_code,
+        timezone: &shop.timezone,
+        contact_email: shop.contact_email.as_deref(),
+        storefront: shop.storefront,
+        created_on: shop.created_on,
+        updated_on: shop.updated_on,
+    };
+    Resource::new(["shop"])
+        .with_properties(&fields)
+        .link("self", Link::get(urls.shop(shop.id)))
+        .rel_if(
+            principal.has(Scope::ShopsWrite),
+            &rels::SHOPS_UPDATE,
+            || urls.shop(shop.id),
+        )
+        .rel_if(
+            principal.has(Scope::SellersRead),
+            &rels::SELLERS_SELLER,
+            || urls.seller(shop.seller_id),
+        )
+}

@@ -1,0 +1,52 @@
+//! The state every handler shares.
+
+use std::sync::Arc;
+
+use domain::Clock;
+use oauth::AuthService;
+use storage::Database;
+
+use crate::kernel::metrics::Metrics;
+use crate::kernel::rate_limit::{RateLimitConfig, RateLimiter};
+use crate::urls::Urls;
+
+#[derive(Clone, Debug)]
+pub struct ApiConfig {
+    /// Scheme, host and optional path prefix under which clients reach the service.
+    pub public_url: String,
+    pub max_body_bytes: usize,
+    pub rate_limit: RateLimitConfig,
+    /// Serves `GET /v2/_bench/baseline`, the static reference the benchmarks compare against.
+    pub bench_baseline: bool,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Database,
+    pub auth: Arc<AuthService>,
+    pub clock: Arc<dyn Clock>,
+    pub config: Arc<ApiConfig>,
+    pub limiter: Arc<RateLimiter>,
+    pub metrics: Arc<Metrics>,
+    pub urls: Arc<Urls>,
+}
+
+impl AppState {
+    pub fn new(
+        db: Database,
+        auth: Arc<AuthService>,
+        clock: Arc<dyn Clock>,
+        config: ApiConfig,
+    ) -> Self {
+        let urls = Arc::new(Urls::new(&config.public_url));
+        Self {
+            limiter: Arc::new(RateLimiter::new(config.rate_limit.clone())),
+            metrics: Arc::new(Metrics::new(db.clone())),
+            config: Arc::new(config),
+            db,
+            auth,
+            clock,
+            urls,
+        }
+    }
+}

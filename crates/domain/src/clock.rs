@@ -1,0 +1,150 @@
+//! Time as the service sees it: microsecond timestamps and an injectable clock, so that
+//! time-driven behaviour is testable without sleeping.
+
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use serde::{Serialize, Serializer};
+use time::format_description::well_known::Rfc3339;
+use time::{Date, OffsetDateTime, UtcOffset};
+
+/// Microseconds since the Unix epoch, UTC. Stored as BIGINT on every backend, so ordering
+/// and range filters are plain integer comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(i64);
+
+impl Timestamp {
+    pub const fn from_micros(micros: i64) -> Self {
+        Self(micros)
+    }
+
+    pub const fn as_micros(self) -> i64 {
+        self.0
+    }
+
+    pub const fn as_secs(self) -> i64 {
+        self.0.div_euclid(1_000_000)
+    }
+
+    pub fn from_secs(secs: i64) -> Self {
+        Self(secs.saturating_mul(1_000_000))
+    }
+
+    pub fn plus_secs(self, secs: i64) -> Self {
+        Self(self.0.saturating_add(secs.saturating_mul(1_000_000)))
+    }
+
+    /// Truncated to whole seconds, as HTTP dates and the API show it.
+    pub fn truncated_to_secs(self) -> Self {
+        Self::from_secs(self.as_secs())
+    }
+
+    /// RFC 3339 in UTC with second precision: `2026-11-22T10:00:00Z`.
+    pub fn to_rfc3339(self) -> String {
+        let dt = OffsetDateTime::from_unix_timestamp(self.as_secs())
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            dt.year(),
+            u8::from(dt.month()),
+            dt.day(),
+            dt.hour(),
+            dt.minute(),
+            dt.second()
+        )
+    }
+
+    /// Accepts an RFC 3339 date-time (any offset) or a bare `YYYY-MM-DD` (midnight UTC).
+    pub fn parse(input: &str) -> Option<Self> {
+        if let Ok(dt) = OffsetDateTime::parse(input, &Rfc3339) {
+            let micros = dt.unix_timestamp_nanos() / 1_000;
+            return i64::try_from(micros).ok().map(Self);
+        }
+        let format = time::macros::format_description!("[year]-[month]-[day]");
+        let date = Date::parse(input, &format).ok()?;
+        let dt = date.midnight().assume_offset(UtcOffset::UTC);
+        Some(Self::from_secs(dt.unix_timestamp()))
+    }
+}
+
+/// Decoding from the BIGINT column.
+impl From<i64> for Timestamp {
+    fn from(micros: i64) -> Self {
+        Self(micros)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_rfc3339())
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_rfc3339())
+    }
+}
+
+/// Where "now" comes from.
+pub trait Clock: Send + Sync + fmt::Debug {
+    fn now(&self) -> Timestamp;
+}
+
+/// The wall clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Timestamp {
+        let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos();
+        Timestamp::from_micros(i64::try_from(nanos / 1_000).unwrap_or(i64::MAX))
+    }
+}
+
+/// A clock that moves only when told to, for tests of time-driven behaviour.
+#[derive(Debug, Default)]
+pub struct ManualClock(AtomicI64);
+
+impl ManualClock {
+    pub fn new(start: Timestamp) -> Self {
+        Self(AtomicI64::new(start.as_micros()))
+    }
+
+    pub fn advance_secs(&self, secs: i64) {
+        self.0
+            .fetch_add(secs.saturating_mul(1_000_000), Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Timestamp {
+        Timestamp::from_micros(self.0.load(Ordering::SeqCst))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_and_parses_rfc3339_and_dates() {
+        let t = Timestamp::parse("2026-11-22T10:00:00.123456Z").unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-11-22T10:00:00Z");
+        assert_eq!(t.as_micros() % 1_000_000, 123_456);
+        let offset = Timestamp::parse("2026-11-22T12:00:00+02:00").unwrap();
+        assert_eq!(offset.to_rfc3339(), "2026-11-22T10:00:00Z");
+        let day = Timestamp::parse("2026-11-22").unwrap();
+        assert_eq!(day.to_rfc3339(), "2026-11-22T00:00:00Z");
+        assert!(Timestamp::parse("22/11/2026").is_none());
+        assert!(Timestamp::parse("2026-13-01").is_none());
+    }
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let clock = ManualClock::new(Timestamp::from_secs(100));
+        assert_eq!(clock.now().as_secs(), 100);
+        clock.advance_secs(10);
+        assert_eq!(clock.now().as_secs(), 110);
+    }
+}

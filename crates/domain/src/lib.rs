@@ -1,0 +1,20 @@
+//! The commerce domain without I/O: identity and scopes, validation rules, time, money and
+//! the event topics. Everything here is deterministic and unit-tested.
+
+pub mod clock;
+pub mod money;
+pub mod role;
+pub mod scope;
+pub mod shop;
+pub mod topic;
+pub mod validation;
+
+mod data {
+    pub(crate) mod currencies;
+    pub(crate) mod timezones;
+}
+
+pub use clock::{Clock, SystemClock, Timestamp};
+pub use role::Role;
+pub use scope::{Scope, ScopeSet};
+pub use validation::{FieldError, FieldErrors};

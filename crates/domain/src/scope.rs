@@ -1,0 +1,234 @@
+//! OAuth scopes: `{namespace}.read|write` per area, plus `admin` (everything the
+//! principal's role allows) and `public` (read-only public catalog).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+
+macro_rules! scopes {
+    ($($variant:ident => $name:literal,)+) => {
+        /// One scope. The declaration order is the canonical output order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Scope { $($variant,)+ }
+
+        impl Scope {
+            pub const ALL: &'static [Scope] = &[$(Scope::$variant,)+];
+
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Scope::$variant => $name,)+ }
+            }
+        }
+
+        impl FromStr for Scope {
+            type Err = UnknownScope;
+            fn from_str(s: &str) -> Result<Self, UnknownScope> {
+                match s {
+                    $($name => Ok(Scope::$variant),)+
+                    other => Err(UnknownScope(other.to_owned())),
+                }
+            }
+        }
+    };
+}
+
+scopes! {
+    ProductsRead => "products.read",
+    ProductsWrite => "products.write",
+    OrdersRead => "orders.read",
+    OrdersWrite => "orders.write",
+    CustomersRead => "customers.read",
+    CustomersWrite => "customers.write",
+    ShopsRead => "shops.read",
+    ShopsWrite => "shops.write",
+    HubRead => "hub.read",
+    HubWrite => "hub.write",
+    StoreRead => "store.read",
+    StoreWrite => "store.write",
+    SellersRead => "sellers.read",
+    BatchesRead => "batches.read",
+    BatchesWrite => "batches.write",
+    Admin => "admin",
+    Public => "public",
+}
+
+impl Scope {
+    /// The read scope a write scope implies.
+    pub const fn implied_read(self) -> Option<Scope> {
+        match self {
+            Scope::ProductsWrite => Some(Scope::ProductsRead),
+            Scope::OrdersWrite => Some(Scope::OrdersRead),
+            Scope::CustomersWrite => Some(Scope::CustomersRead),
+            Scope::ShopsWrite => Some(Scope::ShopsRead),
+            Scope::HubWrite => Some(Scope::HubRead),
+            Scope::StoreWrite => Some(Scope::StoreRead),
+            Scope::BatchesWrite => Some(Scope::BatchesRead),
+            _ => None,
+        }
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u8
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown scope `{0}`")]
+pub struct UnknownScope(pub String);
+
+/// A set of scopes. Displays comma-separated in canonical order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ScopeSet(u32);
+
+impl ScopeSet {
+    pub const EMPTY: ScopeSet = ScopeSet(0);
+
+    pub fn all() -> Self {
+        Scope::ALL.iter().copied().collect()
+    }
+
+    /// Every scope but the meta scopes `admin` and `public`.
+    pub fn all_area_scopes() -> Self {
+        Self::all().without(Scope::Admin).without(Scope::Public)
+    }
+
+    /// Parses scopes separated by commas and/or whitespace; empty input is the empty set.
+    pub fn parse(input: &str) -> Result<Self, UnknownScope> {
+        input
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .map(Scope::from_str)
+            .collect()
+    }
+
+    pub fn contains(self, scope: Scope) -> bool {
+        self.0 & scope.bit() != 0
+    }
+
+    pub fn with(self, scope: Scope) -> Self {
+        Self(self.0 | scope.bit())
+    }
+
+    pub fn without(self, scope: Scope) -> Self {
+        Self(self.0 & !scope.bit())
+    }
+
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    pub fn intersection(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
+    pub fn is_subset_of(self, other: Self) -> bool {
+        self.0 & !other.0 == 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Scope> {
+        Scope::ALL
+            .iter()
+            .copied()
+            .filter(move |s| self.contains(*s))
+    }
+
+    /// Everything these scopes grant: `admin` grants every scope, a write scope its read.
+    pub fn closure(self) -> Self {
+        if self.contains(Scope::Admin) {
+            return Self::all();
+        }
+        self.iter()
+            .fold(self, |acc, s| s.implied_read().map_or(acc, |r| acc.with(r)))
+    }
+
+    /// What a token holding `self` may do when its principal may do at most `ceiling`
+    /// (an explicit set, such as a role's, that is not itself expanded).
+    pub fn effective(self, ceiling: Self) -> Self {
+        self.closure().intersection(ceiling)
+    }
+
+    /// Whether a request for `self` stays within what `allowed` grants.
+    pub fn within(self, allowed: Self) -> bool {
+        self.is_subset_of(allowed.closure())
+    }
+}
+
+impl TryFrom<String> for ScopeSet {
+    type Error = UnknownScope;
+    fn try_from(s: String) -> Result<Self, UnknownScope> {
+        Self::parse(&s)
+    }
+}
+
+impl FromIterator<Scope> for ScopeSet {
+    fn from_iter<I: IntoIterator<Item = Scope>>(iter: I) -> Self {
+        iter.into_iter().fold(Self::EMPTY, Self::with)
+    }
+}
+
+impl fmt::Display for ScopeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, scope) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(scope.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for ScopeSet {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_commas_and_spaces_and_prints_commas_in_canonical_order() {
+        let set = ScopeSet::parse("shops.write, products.read\torders.read,,").unwrap();
+        assert_eq!(set.to_string(), "products.read,orders.read,shops.write");
+        assert_eq!(ScopeSet::parse("").unwrap(), ScopeSet::EMPTY);
+        assert_eq!(ScopeSet::parse("products.read,nope").unwrap_err().0, "nope");
+    }
+
+    #[test]
+    fn write_implies_read_and_admin_implies_everything() {
+        let set = ScopeSet::parse("shops.write").unwrap().closure();
+        assert!(set.contains(Scope::ShopsRead));
+        assert!(!set.contains(Scope::ProductsRead));
+        assert_eq!(ScopeSet::parse("admin").unwrap().closure(), ScopeSet::all());
+    }
+
+    #[test]
+    fn effective_scopes_are_bounded_by_the_ceiling() {
+        let readonly = ScopeSet::parse("products.read,shops.read").unwrap();
+        let token = ScopeSet::parse("admin").unwrap();
+        assert_eq!(token.effective(readonly), readonly);
+        assert!(
+            ScopeSet::parse("products.read")
+                .unwrap()
+                .within(ScopeSet::parse("products.write").unwrap())
+        );
+        assert!(
+            !ScopeSet::parse("admin")
+                .unwrap()
+                .within(ScopeSet::parse("products.write").unwrap())
+        );
+    }
+}

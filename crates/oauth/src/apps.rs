@@ -1,0 +1,115 @@
+//! Registering OAuth apps and authenticating them by client id and secret.
+
+use domain::{ScopeSet, Timestamp};
+use storage::apps::{self, App, NewApp};
+use storage::{Database, Tx};
+
+use crate::grant::GrantType;
+use crate::secrets;
+
+#[derive(Clone, Debug)]
+pub struct AppRegistration {
+    pub name: String,
+    pub account_id: Option<i64>,
+    pub scopes: ScopeSet,
+    pub grants: Vec<GrantType>,
+    pub redirect_uris: Vec<String>,
+    pub trusted: bool,
+}
+
+/// A new app and its secret, which is shown this once and stored only as a digest.
+pub struct RegisteredApp {
+    pub app: App,
+    pub client_secret: String,
+}
+
+pub async fn register(
+    tx: &mut Tx,
+    registration: &AppRegistration,
+    now: Timestamp,
+) -> storage::Result<RegisteredApp> {
+    let client_id = secrets::random_token(18);
+    let client_secret = secrets::random_token(32);
+    let grants: Vec<&str> = registration.grants.iter().map(|g| g.as_str()).collect();
+    let scopes = registration.scopes.to_string();
+    let app = apps::insert(
+        tx,
+        &NewApp {
+            account_id: registration.account_id,
+            name: &registration.name,
+            client_id: &client_id,
+            client_secret_digest: &secrets::sha256(client_secret.as_bytes()),
+            redirect_uris: &registration.redirect_uris,
+            grants: &grants,
+            scopes: &scopes,
+            trusted: registration.trusted,
+        },
+        now,
+    )
+    .await?;
+    Ok(RegisteredApp { app, client_secret })
+}
+
+/// The app whose id and secret these are, compared in constant time.
+pub async fn authenticate(
+    db: &Database,
+    client_id: &str,
+    client_secret: &str,
+) -> storage::Result<Option<App>> {
+    let presented = secrets::sha256(client_secret.as_bytes());
+    let app = apps::find_by_client_id(db, client_id).await?;
+    let stored = app
+        .as_ref()
+        .map_or(&[0u8; 32][..], |a| a.client_secret_digest.as_slice());
+    let matches = secrets::constant_time_eq(&presented, stored);
+    Ok(app.filter(|_| matches))
+}
+
+/// A redirect URI an app may register: absolute, without a fragment or whitespace.
+pub fn validate_redirect_uri(uri: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = uri.split_once(':') else {
+        return Err("must be an absolute URI".into());
+    };
+    let scheme_ok = scheme
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok || rest.is_empty() {
+        return Err("must be an absolute URI".into());
+    }
+    if uri.contains('#') || uri.chars().any(char::is_whitespace) {
+        return Err("must not contain a fragment or whitespace".into());
+    }
+    if matches!(scheme, "http" | "https") && !rest.starts_with("//") {
+        return Err("must name a host".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirect_uris() {
+        for good in [
+            "https://app.example/cb",
+            "http://127.0.0.1:9000/cb?x=1",
+            "com.example.app:/oauth",
+        ] {
+            assert!(validate_redirect_uri(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "/cb",
+            "https://x/cb#frag",
+            "https:/x",
+            "https://x/a b",
+            "1http://x",
+        ] {
+            assert!(validate_redirect_uri(bad).is_err(), "{bad}");
+        }
+    }
+}

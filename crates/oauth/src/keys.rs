@@ -1,0 +1,128 @@
+//! The key ring that signs and verifies access tokens (HS256). Keys live in the database,
+//! created at first start, so every node shares them; or one key is configured, in which
+//! case the database is not consulted. Tokens name their key with `kid`, so keys rotate
+//! without invalidating tokens signed by an older, unretired key.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use domain::Clock;
+use jsonwebtoken::{DecodingKey, EncodingKey};
+use storage::{Database, signing_keys};
+
+use crate::secrets;
+
+struct Keys {
+    signing_kid: String,
+    signing: EncodingKey,
+    verifying: HashMap<String, DecodingKey>,
+}
+
+pub struct KeyRing {
+    keys: RwLock<Keys>,
+    db: Database,
+    configured: bool,
+    last_reload: Mutex<Instant>,
+}
+
+/// How often an unknown `kid` may trigger a reload (another node may have made a key).
+const RELOAD_INTERVAL: Duration = Duration::from_secs(1);
+const KEY_BYTES: usize = 64;
+
+impl KeyRing {
+    /// Loads the ring. With `configured`, that secret alone signs and verifies.
+    pub async fn load(
+        db: Database,
+        configured: Option<Vec<u8>>,
+        clock: &dyn Clock,
+    ) -> storage::Result<Self> {
+        let keys = match &configured {
+            Some(secret) => {
+                let kid = format!("cfg-{}", &hex::encode(secrets::sha256(secret))[..16]);
+                Keys {
+                    signing_kid: kid.clone(),
+                    signing: EncodingKey::from_secret(secret),
+                    verifying: HashMap::from([(kid, DecodingKey::from_secret(secret))]),
+                }
+            }
+            None => Self::from_database(&db, clock).await?,
+        };
+        Ok(Self {
+            keys: RwLock::new(keys),
+            db,
+            configured: configured.is_some(),
+            last_reload: Mutex::new(Instant::now()),
+        })
+    }
+
+    async fn from_database(db: &Database, clock: &dyn Clock) -> storage::Result<Keys> {
+        let mut stored = signing_keys::active(db).await?;
+        if stored.is_empty() {
+            let kid = secrets::random_token(12);
+            let mut tx = db.begin().await?;
+            signing_keys::insert(
+                &mut tx,
+                &kid,
+                &secrets::random_bytes(KEY_BYTES),
+                clock.now(),
+            )
+            .await?;
+            tx.commit().await?;
+            stored = signing_keys::active(db).await?;
+        }
+        let newest = stored
+            .first()
+            .ok_or_else(|| storage::Error::Corrupt("no signing key after creating one".into()))?;
+        Ok(Keys {
+            signing_kid: newest.kid.clone(),
+            signing: EncodingKey::from_secret(&newest.secret),
+            verifying: stored
+                .iter()
+                .map(|k| (k.kid.clone(), DecodingKey::from_secret(&k.secret)))
+                .collect(),
+        })
+    }
+
+    /// The id and key that sign new tokens.
+    pub(crate) fn with_signing_key<T>(&self, f: impl FnOnce(&str, &EncodingKey) -> T) -> T {
+        let keys = self.keys.read().expect("key ring lock is never poisoned");
+        f(&keys.signing_kid, &keys.signing)
+    }
+
+    /// The key named `kid`, reloading once per interval when it is unknown here.
+    pub(crate) async fn verifying_key(&self, kid: &str, clock: &dyn Clock) -> Option<DecodingKey> {
+        if let Some(key) = self.lookup(kid) {
+            return Some(key);
+        }
+        if self.configured || !self.reload_due() {
+            return None;
+        }
+        match Self::from_database(&self.db, clock).await {
+            Ok(fresh) => *self.keys.write().expect("key ring lock is never poisoned") = fresh,
+            Err(err) => tracing::warn!(error = %err, "could not reload signing keys"),
+        }
+        self.lookup(kid)
+    }
+
+    fn lookup(&self, kid: &str) -> Option<DecodingKey> {
+        self.keys
+            .read()
+            .expect("key ring lock is never poisoned")
+            .verifying
+            .get(kid)
+            .cloned()
+    }
+
+    fn reload_due(&self) -> bool {
+        let mut last = self
+            .last_reload
+            .lock()
+            .expect("reload lock is never poisoned");
+        if last.elapsed() < RELOAD_INTERVAL {
+            return false;
+        }
+        *last = Instant::now();
+        true
+    }
+}

@@ -1,0 +1,65 @@
+//! The principal a verified token speaks for.
+
+use domain::{Role, Scope, ScopeSet, Timestamp};
+use storage::Tenant;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A person signed in through the password, code or implicit grant, or a personal token.
+    User { id: i64, role: Role },
+    /// An app acting for itself (client credentials).
+    App,
+}
+
+#[derive(Clone, Debug)]
+pub struct Principal {
+    pub subject: Subject,
+    pub user_name: Option<String>,
+    pub app_id: i64,
+    pub client_id: String,
+    pub account_id: Option<i64>,
+    pub seller_id: Option<i64>,
+    /// The scopes as granted (what the token shows).
+    pub granted: ScopeSet,
+    /// What the token may actually do: the grant expanded and bounded by the user's role.
+    pub scopes: ScopeSet,
+    pub token_id: String,
+    pub expires_at: Timestamp,
+}
+
+impl Principal {
+    pub fn has(&self, scope: Scope) -> bool {
+        self.scopes.contains(scope)
+    }
+
+    /// The data this principal may see; `None` for tokens bound to no account.
+    pub fn tenant(&self) -> Option<Tenant> {
+        self.account_id.map(|account_id| Tenant {
+            account_id,
+            seller_id: self.seller_id,
+        })
+    }
+
+    pub fn user_id(&self) -> Option<i64> {
+        match self.subject {
+            Subject::User { id, .. } => Some(id),
+            Subject::App => None,
+        }
+    }
+
+    pub fn role(&self) -> Option<Role> {
+        match self.subject {
+            Subject::User { role, .. } => Some(role),
+            Subject::App => None,
+        }
+    }
+
+    /// Identifies the credential holder across tokens (a user through an app, or an app),
+    /// for per-caller state such as idempotency keys.
+    pub fn caller_key(&self) -> String {
+        match self.subject {
+            Subject::User { id, .. } => format!("user:{id}/app:{}", self.app_id),
+            Subject::App => format!("app:{}", self.app_id),
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! The command line: `serve`, `migrate`, `seed`, `apps create`, `users create`. Errors
+//! are one line on standard error and a non-zero exit status.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use domain::{Role, ScopeSet, SystemClock};
+use oauth::apps::AppRegistration;
+use oauth::grant::GrantType;
+use serde_json::json;
+
+use crate::accounts::{NewUserRequest, create_app, create_user};
+use crate::config::{FileConfig, LogFormat, ServeConfig, parse_duration, parse_rate_limit};
+use crate::{logging, seed, serve};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "commerce",
+    version,
+    about = "The Commerce Platform API v2 server"
+)]
+struct Cli {
+    /// Configuration file (default: ./commerce.toml when it exists).
+    #[arg(long, global = true, env = "COMMERCE_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the API, the authorization service and the background workers.
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Create data: `--demo` makes a demo account, seller, shops, owner and app.
+    Seed(SeedArgs),
+    /// Manage OAuth apps.
+    Apps {
+        #[command(subcommand)]
+        command: AppsCommand,
+    },
+    /// Manage account users.
+    Users {
+        #[command(subcommand)]
+        command: UsersCommand,
+    },
+}
+
+#[derive(Debug, Args)]
+struct DatabaseArgs {
+    /// sqlite://PATH (created with its folder when missing) or postgres://…
+    #[arg(long, env = "COMMERCE_DATABASE_URL")]
+    database_url: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// Address to listen on.
+    #[arg(long, env = "COMMERCE_LISTEN")]
+    listen: Option<SocketAddr>,
+    /// Scheme and host clients use (default: from the listen address).
+    #[arg(long, env = "COMMERCE_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Access token lifetime, e.g. 7200s, 15m, 2h.
+    #[arg(long, env = "COMMERCE_ACCESS_TOKEN_TTL")]
+    access_token_ttl: Option<String>,
+    #[arg(long, env = "COMMERCE_LOG_FORMAT", value_enum)]
+    log_format: Option<LogFormat>,
+    /// Let webhooks target private, loopback and link-local addresses.
+    #[arg(long, env = "COMMERCE_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
+    allow_private_webhook_targets: bool,
+    /// Seed demo data into an empty database and print how to use it.
+    #[arg(long)]
+    demo: bool,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "COMMERCE_MAX_BODY_BYTES")]
+    max_body_bytes: Option<usize>,
+    /// Requests per token (or per IP without one) and window, e.g. 600/60s.
+    #[arg(long, env = "COMMERCE_RATE_LIMIT")]
+    rate_limit: Option<String>,
+    /// Connections per database pool.
+    #[arg(long, env = "COMMERCE_DB_MAX_CONNECTIONS")]
+    db_max_connections: Option<u32>,
+    /// Token signing secret (at least 32 bytes); by default keys are kept in the database.
+    #[arg(long, env = "COMMERCE_SIGNING_KEY", hide_env_values = true)]
+    signing_key: Option<String>,
+    /// Serve the benchmarks' static baseline endpoint.
+    #[arg(long, hide = true)]
+    bench_baseline: bool,
+}
+
+#[derive(Debug, Args)]
+struct SeedArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// Create the demo data.
+    #[arg(long)]
+    demo: bool,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum AppsCommand {
+    /// Register an OAuth app; its secret is printed once.
+    Create(AppCreateArgs),
+}
+
+#[derive(Debug, Args)]
+struct AppCreateArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    #[arg(long)]
+    name: String,
+    /// Scopes the app may ask for, comma-separated.
+    #[arg(long, default_value = "public")]
+    scopes: String,
+    /// Grants the app may use, comma-separated (authorization_code, implicit, password,
+    /// client_credentials, refresh_token, jwt_bearer).
+    #[arg(long, default_value = "client_credentials")]
+    grants: String,
+    /// A registered redirect URI (repeatable).
+    #[arg(long = "redirect-uri")]
+    redirect_uris: Vec<String>,
+    /// May use the password grant.
+    #[arg(long)]
+    trusted: bool,
+    /// The account the app belongs to (its client-credentials tokens see that account).
+    #[arg(long)]
+    account: Option<i64>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum UsersCommand {
+    /// Add a user to an account.
+    Create(UserCreateArgs),
+}
+
+#[derive(Debug, Args)]
+struct UserCreateArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    #[arg(long)]
+    account: i64,
+    #[arg(long)]
+    email: String,
+    #[arg(long)]
+    password: String,
+    #[arg(long)]
+    name: Option<String>,
+    /// owner, admin, staff or readonly.
+    #[arg(long)]
+    role: Role,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", one_line(&err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The error and its causes on one line.
+fn one_line(err: &anyhow::Error) -> String {
+    err.chain()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let file = FileConfig::load(cli.config.as_deref())?;
+    match cli.command {
+        Command::Serve(args) => serve_command(resolve_serve(args, file)?).await,
+        Command::Migrate(args) => {
+            let config = database_only(args, &file);
+            serve::open_database(&config).await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Seed(args) => {
+            if !args.demo {
+                bail!("nothing to seed: pass --demo");
+            }
+            let db = serve::open_database(&database_only(args.database, &file)).await?;
+            let data = seed::demo(&db, &SystemClock).await?;
+            if args.json {
+                println!("{}", serde_json::to_string(&data)?);
+            } else {
+                print_demo(&data, None);
+            }
+            Ok(())
+        }
+        Command::Apps {
+            command: AppsCommand::Create(args),
+        } => {
+            let db = serve::open_database(&database_only(args.database, &file)).await?;
+            let registration = AppRegistration {
+                name: args.name,
+                account_id: args.account,
+                scopes: ScopeSet::parse(&args.scopes)?,
+                grants: GrantType::parse_list(&args.grants).map_err(anyhow::Error::msg)?,
+                redirect_uris: args.redirect_uris,
+                trusted: args.trusted,
+            };
+            let app = create_app(&db, &SystemClock, &registration).await?;
+            let out = json!({"id": app.app.id, "client_id": app.app.client_id, "client_secret": app.client_secret});
+            if args.json {
+                println!("{out}");
+            } else {
+                println!(
+                    "client_id:     {}\nclient_secret: {}  (shown once)",
+                    app.app.client_id, app.client_secret
+                );
+            }
+            Ok(())
+        }
+        Command::Users {
+            command: UsersCommand::Create(args),
+        } => {
+            let db = serve::open_database(&database_only(args.database, &file)).await?;
+            let user = create_user(
+                &db,
+                &SystemClock,
+                &NewUserRequest {
+                    account_id: args.account,
+                    email: &args.email,
+                    name: args.name.as_deref(),
+                    password: &args.password,
+                    role: args.role,
+                },
+            )
+            .await?;
+            let out = json!({"id": user.id, "account_id": user.account_id, "email": user.email, "role": user.role});
+            if args.json {
+                println!("{out}");
+            } else {
+                println!(
+                    "user {} ({}) created in account {}",
+                    user.id, user.email, user.account_id
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn database_only(args: DatabaseArgs, file: &FileConfig) -> ServeConfig {
+    let mut config = ServeConfig::defaults();
+    if let Some(url) = args.database_url.or_else(|| file.database_url.clone()) {
+        config.database_url = url;
+    }
+    config
+}
+
+fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfig> {
+    let mut config = database_only(args.database, &file);
+    if let Some(listen) = args.listen {
+        config.listen = listen;
+    } else if let Some(listen) = &file.listen {
+        config.listen = listen
+            .parse()
+            .with_context(|| format!("listen = {listen} is not an address"))?;
+    }
+    config.public_url = args.public_url.or(file.public_url);
+    if let Some(ttl) = args.access_token_ttl.or(file.access_token_ttl) {
+        config.access_token_ttl = parse_duration(&ttl).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(format) = args.log_format.or(file.log_format) {
+        config.log_format = format;
+    }
+    config.allow_private_webhook_targets =
+        args.allow_private_webhook_targets || file.allow_private_webhook_targets.unwrap_or(false);
+    config.demo = args.demo;
+    if let Some(bytes) = args.max_body_bytes.or(file.max_body_bytes) {
+        config.max_body_bytes = bytes;
+    }
+    if let Some(rate) = args.rate_limit.or(file.rate_limit) {
+        (config.rate_limit_quota, config.rate_limit_window) =
+            parse_rate_limit(&rate).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(n) = args.db_max_connections.or(file.db_max_connections) {
+        config.db_max_connections = n.max(1);
+    }
+    if let Some(key) = args.signing_key.or(file.signing_key) {
+        if key.len() < 32 {
+            bail!("the signing key must be at least 32 bytes long");
+        }
+        config.signing_key = Some(key.into_bytes());
+    }
+    config.bench_baseline = args.bench_baseline;
+    Ok(config)
+}
+
+async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
+    logging::init(config.log_format);
+    let db = serve::open_database(&config).await?;
+    let demo = if config.demo {
+        if storage::accounts::exists_any(&db).await? {
+            eprintln!("The database already holds data, so no demo data was added.");
+            eprintln!(
+                "(The demo credentials were printed when it was first seeded; delete ./data to start afresh.)"
+            );
+            None
+        } else {
+            Some(seed::demo(&db, &SystemClock).await?)
+        }
+    } else {
+        None
+    };
+    let server = serve::start_with(db, &config).await?;
+    if let Some(data) = &demo {
+        print_demo(data, Some(&server.public_url));
+    }
+    println!(
+        "commerce listening on http://{} (public URL {})",
+        server.addr, server.public_url
+    );
+    serve::termination_signal().await;
+    tracing::info!("shutting down: finishing requests in flight");
+    server.shutdown().await
+}
+
+fn print_demo(data: &seed::DemoData, public_url: Option<&str>) {
+    println!("Demo data created:");
+    println!(
+        "  owner:         {} / {}",
+        data.user.email, data.user.password
+    );
+    println!("  app:           client_id {}", data.app.client_id);
+    println!("                 client_secret {}", data.app.client_secret);
+    for shop in &data.shops {
+        println!("  shop:          {} (id {})", shop.subdomain, shop.id);
+    }
+    if let Some(url) = public_url {
+        println!();
+        println!("Fetch the API root with a password-grant token:");
+        println!(
+            "  TOKEN=$(curl -s {url}/oauth/token -u '{}:{}' -d grant_type=password \\\n      --data-urlencode 'username={}' --data-urlencode 'password={}' | sed -E 's/.*\"access_token\":\"([^\"]+)\".*/\\1/')",
+            data.app.client_id, data.app.client_secret, data.user.email, data.user.password
+        );
+        println!("  curl -s {url}/v2 -H \"Authorization: Bearer $TOKEN\"");
+        println!();
+    }
+}

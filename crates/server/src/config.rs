@@ -1,0 +1,156 @@
+//! Configuration: command-line flags win over `COMMERCE_*` environment variables (clap
+//! reads both), which win over `commerce.toml`, which wins over the defaults.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://./data/commerce.db";
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+pub const DEFAULT_CONFIG_FILE: &str = "commerce.toml";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// Everything `commerce serve` needs, fully resolved.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    /// `None`: derived from the address actually bound.
+    pub public_url: Option<String>,
+    pub database_url: String,
+    pub db_max_connections: u32,
+    pub access_token_ttl: Duration,
+    pub log_format: LogFormat,
+    pub allow_private_webhook_targets: bool,
+    pub demo: bool,
+    pub max_body_bytes: usize,
+    pub rate_limit_quota: u32,
+    pub rate_limit_window: Duration,
+    /// Configured token signing secret; otherwise keys are kept in the database.
+    pub signing_key: Option<Vec<u8>>,
+    pub bench_baseline: bool,
+}
+
+impl ServeConfig {
+    /// The defaults, as documented in the README.
+    pub fn defaults() -> Self {
+        Self {
+            listen: DEFAULT_LISTEN.parse().expect("the default address parses"),
+            public_url: None,
+            database_url: DEFAULT_DATABASE_URL.to_owned(),
+            db_max_connections: 16,
+            access_token_ttl: Duration::from_secs(7200),
+            log_format: LogFormat::Text,
+            allow_private_webhook_targets: false,
+            demo: false,
+            max_body_bytes: 1024 * 1024,
+            rate_limit_quota: 600,
+            rate_limit_window: Duration::from_secs(60),
+            signing_key: None,
+            bench_baseline: false,
+        }
+    }
+}
+
+/// The keys `commerce.toml` may hold (all optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<String>,
+    pub public_url: Option<String>,
+    pub database_url: Option<String>,
+    pub db_max_connections: Option<u32>,
+    pub access_token_ttl: Option<String>,
+    pub log_format: Option<LogFormat>,
+    pub allow_private_webhook_targets: Option<bool>,
+    pub max_body_bytes: Option<usize>,
+    pub rate_limit: Option<String>,
+    pub signing_key: Option<String>,
+}
+
+impl FileConfig {
+    /// Reads `path`, or `./commerce.toml` when no path is given and that file exists.
+    pub fn load(path: Option<&Path>) -> anyhow::Result<Self> {
+        let path: PathBuf = match path {
+            Some(p) => p.to_path_buf(),
+            None if Path::new(DEFAULT_CONFIG_FILE).exists() => PathBuf::from(DEFAULT_CONFIG_FILE),
+            None => return Ok(Self::default()),
+        };
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{} is not valid: {}", path.display(), e.message()))
+    }
+}
+
+/// `7200`, `7200s`, `90m`, `2h`, `1d`.
+pub fn parse_duration(input: &str) -> Result<Duration, String> {
+    let input = input.trim();
+    let split = input
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(input.len());
+    let (number, unit) = input.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{input}` is not a duration (e.g. 7200s, 15m, 2h)"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => return Err(format!("`{input}` has an unknown unit (use s, m, h or d)")),
+    };
+    if secs == 0 {
+        return Err("a duration must be positive".into());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// `600/60s`: a quota of requests per window.
+pub fn parse_rate_limit(input: &str) -> Result<(u32, Duration), String> {
+    let (quota, window) = input
+        .split_once('/')
+        .ok_or_else(|| format!("`{input}` is not a rate limit (e.g. 600/60s)"))?;
+    let quota: u32 = quota
+        .trim()
+        .parse()
+        .ok()
+        .filter(|q| *q > 0)
+        .ok_or_else(|| format!("`{quota}` is not a positive request count"))?;
+    Ok((quota, parse_duration(window)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_and_rates() {
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("7200").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
+        assert!(
+            parse_duration("0s").is_err()
+                && parse_duration("2w").is_err()
+                && parse_duration("s").is_err()
+        );
+        assert_eq!(
+            parse_rate_limit("600/60s").unwrap(),
+            (600, Duration::from_secs(60))
+        );
+        assert!(parse_rate_limit("0/1s").is_err() && parse_rate_limit("10").is_err());
+    }
+
+    #[test]
+    fn file_config_refuses_unknown_keys() {
+        assert!(toml::from_str::<FileConfig>("listen = \"0.0.0.0:1\"").is_ok());
+        assert!(toml::from_str::<FileConfig>("lisen = \"x\"").is_err());
+    }
+}

@@ -1,0 +1,13 @@
+//! The `commerce` binary as a library: the CLI, configuration, the serving process with
+//! its background work and graceful shutdown, and the operator commands (migrate, seed,
+//! apps, users). The integration tests and the benchmarks start servers through it.
+
+mod accounts;
+pub mod cli;
+pub mod config;
+mod logging;
+pub mod seed;
+pub mod serve;
+
+pub use config::ServeConfig;
+pub use serve::{RunningServer, start};

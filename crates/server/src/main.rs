@@ -1,0 +1,5 @@
+//! The `commerce` binary.
+
+fn main() -> std::process::ExitCode {
+    server::cli::main()
+}

@@ -1,0 +1,174 @@
+//! The serving process: database, authorization service, API, background work, and a
+//! graceful shutdown that lets requests in flight finish.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use api::{ApiConfig, AppState, RateLimitConfig};
+use domain::{Clock, SystemClock};
+use oauth::{AuthConfig, AuthService};
+use storage::{Database, StoreOptions};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::config::ServeConfig;
+
+/// Connects to the configured database and applies pending migrations.
+pub async fn open_database(config: &ServeConfig) -> anyhow::Result<Database> {
+    let options = StoreOptions {
+        max_connections: config.db_max_connections,
+        ..StoreOptions::default()
+    };
+    let db = Database::connect(&config.database_url, &options)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot open the database {}",
+                storage::redact_url(&config.database_url)
+            )
+        })?;
+    db.migrate().await.context("cannot migrate the database")?;
+    Ok(db)
+}
+
+/// A server running on a background task.
+pub struct RunningServer {
+    pub addr: SocketAddr,
+    pub public_url: String,
+    pub db: Database,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl RunningServer {
+    /// Stops accepting connections, lets requests in flight finish, and closes the pools.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let outcome = (&mut self.task).await.context("the server task failed")?;
+        self.db.close().await;
+        outcome
+    }
+
+    /// Waits until the server stops by itself (it does not, unless it fails).
+    pub async fn wait(&mut self) -> anyhow::Result<()> {
+        (&mut self.task).await.context("the server task failed")?
+    }
+}
+
+/// Opens the database and starts serving.
+pub async fn start(config: ServeConfig) -> anyhow::Result<RunningServer> {
+    let db = open_database(&config).await?;
+    start_with(db, &config).await
+}
+
+/// Starts serving on an opened database.
+pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<RunningServer> {
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let addr = listener.local_addr()?;
+    let public_url = config
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", public_host(addr)))
+        .trim_end_matches('/')
+        .to_owned();
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let auth = AuthService::new(
+        db.clone(),
+        AuthConfig {
+            issuer: public_url.clone(),
+            access_token_ttl: config.access_token_ttl,
+        },
+        config.signing_key.clone(),
+        clock.clone(),
+    )
+    .await
+    .context("cannot load the token signing keys")?;
+    let state = AppState::new(
+        db.clone(),
+        Arc::new(auth),
+        clock.clone(),
+        ApiConfig {
+            public_url: public_url.clone(),
+            max_body_bytes: config.max_body_bytes,
+            rate_limit: RateLimitConfig {
+                quota: config.rate_limit_quota,
+                window: config.rate_limit_window,
+            },
+            bench_baseline: config.bench_baseline,
+        },
+    );
+    let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
+    let sweeper = tokio::spawn(sweep_idempotency_keys(db.clone(), clock));
+    let task = tokio::spawn(async move {
+        let served = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = shutdown_rx.await;
+            })
+            .await;
+        sweeper.abort();
+        served.context("the HTTP server failed")
+    });
+    tracing::info!(%addr, %public_url, backend = db.backend().as_str(), "serving");
+    Ok(RunningServer {
+        addr,
+        public_url,
+        db,
+        shutdown: Some(shutdown_tx),
+        task,
+    })
+}
+
+/// The host part of the default public URL: the bound address, with a wildcard
+/// address replaced by loopback so the URL works from this machine.
+fn public_host(addr: SocketAddr) -> String {
+    if addr.ip().is_unspecified() {
+        format!("127.0.0.1:{}", addr.port())
+    } else {
+        addr.to_string()
+    }
+}
+
+/// Idempotency keys are kept 24 hours; expired ones are deleted every ten minutes.
+async fn sweep_idempotency_keys(db: Database, clock: Arc<dyn Clock>) {
+    let mut interval = tokio::time::interval(Duration::from_secs(600));
+    loop {
+        interval.tick().await;
+        match storage::idempotency::purge_expired(&db, clock.now()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(deleted = n, "expired idempotency keys deleted"),
+            Err(err) => tracing::warn!(error = %err, "could not delete expired idempotency keys"),
+        }
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn termination_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(
+            tokio::signal::unix::SignalKind::terminate(),
+        ) {
+            Ok(s) => s,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot watch SIGTERM; only SIGINT stops the server");
+                let _ = interrupt.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}

@@ -1,0 +1,91 @@
+//! OAuth apps (clients). The secret is kept as a SHA-256 digest: it is a 256-bit random
+//! value, so a slow hash adds nothing.
+
+use domain::Timestamp;
+
+use crate::db::{Database, Exec, Tx};
+use crate::error::Result;
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct App {
+    pub id: i64,
+    pub account_id: Option<i64>,
+    pub name: String,
+    pub client_id: String,
+    pub client_secret_digest: Vec<u8>,
+    /// Registered redirect URIs, one per line.
+    pub redirect_uris: String,
+    /// Allowed grant types, comma-separated.
+    pub grants: String,
+    /// Allowed scopes, comma-separated.
+    pub scopes: String,
+    pub trusted: bool,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+    #[sqlx(try_from = "i64")]
+    pub updated_on: Timestamp,
+}
+
+impl App {
+    pub fn redirect_uri_list(&self) -> impl Iterator<Item = &str> {
+        self.redirect_uris.lines().filter(|l| !l.is_empty())
+    }
+
+    pub fn allows_grant(&self, grant: &str) -> bool {
+        self.grants.split(',').any(|g| g == grant)
+    }
+}
+
+macro_rules! columns {
+    () => {
+        "id, account_id, name, client_id, client_secret_digest, redirect_uris, grants, scopes, trusted, \
+         created_on, updated_on"
+    };
+}
+
+pub struct NewApp<'a> {
+    pub account_id: Option<i64>,
+    pub name: &'a str,
+    pub client_id: &'a str,
+    pub client_secret_digest: &'a [u8],
+    pub redirect_uris: &'a [String],
+    pub grants: &'a [&'a str],
+    pub scopes: &'a str,
+    pub trusted: bool,
+}
+
+pub async fn insert(tx: &mut Tx, app: &NewApp<'_>, now: Timestamp) -> Result<App> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, App>(concat!(
+            "INSERT INTO oauth_apps (account_id, name, client_id, client_secret_digest, redirect_uris, grants, \
+             scopes, trusted, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ",
+            columns!()
+        ))
+        .bind(app.account_id)
+        .bind(app.name)
+        .bind(app.client_id)
+        .bind(app.client_secret_digest)
+        .bind(app.redirect_uris.join("\n"))
+        .bind(app.grants.join(","))
+        .bind(app.scopes)
+        .bind(app.trusted)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+pub async fn find_by_client_id(db: &Database, client_id: &str) -> Result<Option<App>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, App>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM oauth_apps WHERE client_id = $1"
+        ))
+        .bind(client_id)
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}

@@ -1,0 +1,358 @@
+//! The `Database` handle over SQLite or PostgreSQL, transactions, and the `with_conn!`
+//! macro that runs one piece of SQL code against whichever backend is in use.
+//!
+//! SQLite gets two pools: a single writer connection (every transaction starts with
+//! `BEGIN IMMEDIATE`, so writers queue instead of failing) and read-only connections that,
+//! in WAL mode, never wait for the writer.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::SqlSafeStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::pool::PoolConnection;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{PgConnection, PgPool, Postgres, Sqlite, SqliteConnection, SqlitePool};
+
+use crate::error::{Error, Result};
+
+/// Migrations, embedded in the binary. Both backends have the same versions (a test checks
+/// that each list matches its folder).
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "foundation",
+    include_str!("../migrations/sqlite/0001_foundation.sql"),
+)];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "foundation",
+    include_str!("../migrations/postgres/0001_foundation.sql"),
+)];
+
+fn migrator(list: &'static [(i64, &'static str, &'static str)]) -> Migrator {
+    Migrator::with_migrations(
+        list.iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    description.into(),
+                    MigrationType::Simple,
+                    sql.into_sql_str(),
+                    false,
+                )
+            })
+            .collect(),
+    )
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
+/// Pool sizing and waiting limits.
+#[derive(Clone, Debug)]
+pub struct StoreOptions {
+    /// Connections per pool (SQLite readers, or PostgreSQL connections).
+    pub max_connections: u32,
+    pub acquire_timeout: Duration,
+    /// How long SQLite waits for another process holding the write lock.
+    pub busy_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 8,
+            acquire_timeout: Duration::from_secs(10),
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct SqlitePools {
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+/// A connection pool on one of the two backends. Cheap to clone.
+#[derive(Clone, Debug)]
+pub enum Database {
+    Sqlite(Arc<SqlitePools>),
+    Postgres(PgPool),
+}
+
+/// Size and idle connections of one pool, for metrics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolStats {
+    pub pool: &'static str,
+    pub size: u32,
+    pub idle: u32,
+    pub max: u32,
+}
+
+impl Database {
+    /// Connects to `sqlite://path` (file and folder created when missing) or `postgres://…`.
+    pub async fn connect(url: &str, options: &StoreOptions) -> Result<Self> {
+        if url.starts_with("sqlite:") {
+            Self::connect_sqlite(url, options).await
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let connect = PgConnectOptions::from_str(url)?.application_name("commerce");
+            let pool = PgPoolOptions::new()
+                .max_connections(options.max_connections)
+                .acquire_timeout(options.acquire_timeout)
+                .connect_with(connect)
+                .await?;
+            Ok(Database::Postgres(pool))
+        } else {
+            Err(Error::Config(format!(
+                "unsupported database URL `{}`: use sqlite://PATH or postgres://…",
+                redact_url(url)
+            )))
+        }
+    }
+
+    async fn connect_sqlite(url: &str, options: &StoreOptions) -> Result<Self> {
+        let base = SqliteConnectOptions::from_str(url)?
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(options.busy_timeout);
+        let path = base.get_filename().to_path_buf();
+        let in_memory = path.as_os_str().is_empty() || path == Path::new(":memory:");
+        if in_memory {
+            // One connection serves reads and writes: separate pools would see separate databases.
+            let pool = SqlitePoolOptions::new()
+                .max_connections(1)
+                .acquire_timeout(options.acquire_timeout)
+                .connect_with(base.in_memory(true))
+                .await?;
+            let pools = SqlitePools {
+                writer: pool.clone(),
+                reader: pool,
+            };
+            return Ok(Database::Sqlite(Arc::new(pools)));
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| Error::Config(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(base.clone().create_if_missing(true))
+            .await?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(options.max_connections.max(1))
+            .acquire_timeout(options.acquire_timeout)
+            .connect_with(base.read_only(true))
+            .await?;
+        Ok(Database::Sqlite(Arc::new(SqlitePools { writer, reader })))
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self {
+            Database::Sqlite(_) => Backend::Sqlite,
+            Database::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    /// Applies pending migrations (PostgreSQL takes an advisory lock, so nodes may race).
+    pub async fn migrate(&self) -> Result<()> {
+        match self {
+            Database::Sqlite(p) => migrator(SQLITE_MIGRATIONS).run(&p.writer).await?,
+            Database::Postgres(p) => migrator(POSTGRES_MIGRATIONS).run(p).await?,
+        }
+        Ok(())
+    }
+
+    /// Starts a write transaction.
+    pub async fn begin(&self) -> Result<Tx> {
+        Ok(match self {
+            Database::Sqlite(p) => Tx::Sqlite(p.writer.begin_with("BEGIN IMMEDIATE").await?),
+            Database::Postgres(p) => Tx::Postgres(p.begin().await?),
+        })
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<()> {
+        with_conn!(Exec::Db(self), |c| sqlx::query("SELECT 1")
+            .execute(c)
+            .await
+            .map(|_| ()))?;
+        Ok(())
+    }
+
+    pub fn pool_stats(&self) -> Vec<PoolStats> {
+        fn stats<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> PoolStats {
+            PoolStats {
+                pool,
+                size: p.size(),
+                idle: u32::try_from(p.num_idle()).unwrap_or(u32::MAX),
+                max: p.options().get_max_connections(),
+            }
+        }
+        match self {
+            Database::Sqlite(p) => vec![
+                stats("sqlite_writer", &p.writer),
+                stats("sqlite_reader", &p.reader),
+            ],
+            Database::Postgres(p) => vec![stats("postgres", p)],
+        }
+    }
+
+    pub async fn close(&self) {
+        match self {
+            Database::Sqlite(p) => {
+                p.reader.close().await;
+                p.writer.close().await;
+            }
+            Database::Postgres(p) => p.close().await,
+        }
+    }
+}
+
+/// A write transaction; dropped without `commit` it rolls back.
+#[derive(Debug)]
+pub enum Tx {
+    Sqlite(sqlx::Transaction<'static, Sqlite>),
+    Postgres(sqlx::Transaction<'static, Postgres>),
+}
+
+impl Tx {
+    pub async fn commit(self) -> Result<()> {
+        match self {
+            Tx::Sqlite(t) => t.commit().await?,
+            Tx::Postgres(t) => t.commit().await?,
+        }
+        Ok(())
+    }
+
+    pub fn backend(&self) -> Backend {
+        match self {
+            Tx::Sqlite(_) => Backend::Sqlite,
+            Tx::Postgres(_) => Backend::Postgres,
+        }
+    }
+}
+
+/// Where a query runs: on the pool (reads) or inside a transaction.
+pub enum Exec<'a> {
+    Db(&'a Database),
+    Tx(&'a mut Tx),
+}
+
+impl<'a> From<&'a Database> for Exec<'a> {
+    fn from(db: &'a Database) -> Self {
+        Exec::Db(db)
+    }
+}
+
+impl<'a> From<&'a mut Tx> for Exec<'a> {
+    fn from(tx: &'a mut Tx) -> Self {
+        Exec::Tx(tx)
+    }
+}
+
+/// A connection held for one query: pooled, or borrowed from a transaction.
+pub(crate) enum Handle<'a> {
+    SqlitePooled(PoolConnection<Sqlite>),
+    PostgresPooled(PoolConnection<Postgres>),
+    SqliteTx(&'a mut SqliteConnection),
+    PostgresTx(&'a mut PgConnection),
+}
+
+pub(crate) enum Conn<'c> {
+    Sqlite(&'c mut SqliteConnection),
+    Postgres(&'c mut PgConnection),
+}
+
+impl<'a> Handle<'a> {
+    pub(crate) async fn open(exec: Exec<'a>) -> Result<Self> {
+        Ok(match exec {
+            Exec::Db(Database::Sqlite(p)) => Handle::SqlitePooled(p.reader.acquire().await?),
+            Exec::Db(Database::Postgres(p)) => Handle::PostgresPooled(p.acquire().await?),
+            Exec::Tx(Tx::Sqlite(t)) => Handle::SqliteTx(&mut *t),
+            Exec::Tx(Tx::Postgres(t)) => Handle::PostgresTx(&mut *t),
+        })
+    }
+
+    pub(crate) fn conn(&mut self) -> Conn<'_> {
+        match self {
+            Handle::SqlitePooled(c) => Conn::Sqlite(&mut *c),
+            Handle::PostgresPooled(c) => Conn::Postgres(&mut *c),
+            Handle::SqliteTx(c) => Conn::Sqlite(c),
+            Handle::PostgresTx(c) => Conn::Postgres(c),
+        }
+    }
+}
+
+/// A database URL with any password hidden, for messages.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _)) => {
+                    format!("{}://{user}:***@{}", &url[..scheme_end], &url[at + 1..])
+                }
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_passwords() {
+        assert_eq!(
+            redact_url("postgres://u:secret@h/db"),
+            "postgres://u:***@h/db"
+        );
+        assert_eq!(redact_url("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact_url("sqlite://./data/x.db"), "sqlite://./data/x.db");
+    }
+
+    fn files(folder: &str) -> Vec<String> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("migrations")
+            .join(folder);
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn listed(list: &[(i64, &str, &str)]) -> Vec<String> {
+        list.iter()
+            .map(|(v, d, _)| format!("{v:04}_{d}.sql"))
+            .collect()
+    }
+
+    #[test]
+    fn embedded_migrations_match_their_folders_and_each_other() {
+        assert_eq!(listed(SQLITE_MIGRATIONS), files("sqlite"));
+        assert_eq!(listed(POSTGRES_MIGRATIONS), files("postgres"));
+        assert_eq!(listed(SQLITE_MIGRATIONS), listed(POSTGRES_MIGRATIONS));
+    }
+}

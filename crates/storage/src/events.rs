@@ -1,0 +1,95 @@
+//! The event outbox. An event is written in the same transaction as the change it reports,
+//! so there is never a change without its event, nor an event for a rolled-back change.
+//! Delivery reads the outbox in `id` (= `sequence`) order.
+
+use domain::Timestamp;
+
+use crate::db::{Database, Exec, Tx};
+use crate::error::Result;
+
+/// Who caused a change.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Actor<'a> {
+    pub user_id: Option<i64>,
+    pub user_name: Option<&'a str>,
+    pub app_id: Option<i64>,
+}
+
+pub struct NewEvent<'a> {
+    pub topic: &'a str,
+    pub account_id: i64,
+    pub shop_id: Option<i64>,
+    pub shop_subdomain: Option<&'a str>,
+    pub item_type: &'a str,
+    pub item_id: i64,
+    pub item_slug: Option<&'a str>,
+    pub actor: Actor<'a>,
+    /// The item as a GET showed it at the moment of the event.
+    pub item: &'a serde_json::Value,
+}
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct Event {
+    pub id: i64,
+    pub topic: String,
+    pub account_id: i64,
+    pub shop_id: Option<i64>,
+    pub shop_subdomain: Option<String>,
+    pub item_type: String,
+    pub item_id: i64,
+    pub item_slug: Option<String>,
+    pub user_id: Option<i64>,
+    pub user_name: Option<String>,
+    pub app_id: Option<i64>,
+    pub item: String,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+}
+
+/// Records an event inside the caller's transaction; returns its sequence number.
+pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result<i64> {
+    let item = event.item.to_string();
+    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar(
+            "INSERT INTO events (topic, account_id, shop_id, shop_subdomain, item_type, item_id, item_slug, \
+             user_id, user_name, app_id, item, created_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+        )
+        .bind(event.topic)
+        .bind(event.account_id)
+        .bind(event.shop_id)
+        .bind(event.shop_subdomain)
+        .bind(event.item_type)
+        .bind(event.item_id)
+        .bind(event.item_slug)
+        .bind(event.actor.user_id)
+        .bind(event.actor.user_name)
+        .bind(event.actor.app_id)
+        .bind(item)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    Ok(id)
+}
+
+/// Events of an account after a sequence number, oldest first.
+pub async fn after(
+    db: &Database,
+    account_id: i64,
+    after_id: i64,
+    limit: i64,
+) -> Result<Vec<Event>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, Event>(
+            "SELECT id, topic, account_id, shop_id, shop_subdomain, item_type, item_id, item_slug, user_id, \
+             user_name, app_id, item, created_on FROM events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+        )
+        .bind(account_id)
+        .bind(after_id)
+        .bind(limit)
+        .fetch_all(c)
+        .await
+    })
+    .map_err(Into::into)
+}

@@ -1,0 +1,29 @@
+//! Persistence on SQLite (embedded) or PostgreSQL through one code path. SQL is written
+//! once with `$N` placeholders; where the dialects differ, a `match` on the backend keeps
+//! the difference in one named place. One module per aggregate.
+
+#[macro_use]
+mod macros;
+mod db;
+mod error;
+pub mod sql;
+
+pub mod accounts;
+pub mod apps;
+pub mod events;
+pub mod idempotency;
+pub mod sellers;
+pub mod shops;
+pub mod signing_keys;
+pub mod tokens;
+pub mod users;
+
+pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};
+pub use error::{Error, Result};
+
+/// What a principal may see: one account, optionally narrowed to one seller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tenant {
+    pub account_id: i64,
+    pub seller_id: Option<i64>,
+}

@@ -74,6 +74,11 @@ impl Form {
             if value.is_empty() {
                 continue;
             }
+            if value.contains('\0') || name.contains('\0') {
+                return Err(OAuthError::invalid_request(
+                    "parameters must not contain NUL characters",
+                ));
+            }
             if params
                 .insert(name.to_string(), value.into_owned())
                 .is_some()
@@ -352,7 +357,11 @@ fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OA
     let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
     let (id, secret) = decoded.split_once(':').ok_or_else(malformed)?;
     // RFC 6749 section 2.3.1: both parts are form-encoded before being joined.
-    Ok(Some((form_unescape(id), form_unescape(secret))))
+    let (id, secret) = (form_unescape(id), form_unescape(secret));
+    if id.contains('\0') || secret.contains('\0') {
+        return Err(malformed());
+    }
+    Ok(Some((id, secret)))
 }
 
 /// Decodes one `application/x-www-form-urlencoded` value (`+` is a space, `%XX` a byte).

@@ -165,7 +165,17 @@ struct UserCreateArgs {
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    main_from(std::env::args_os())
+}
+
+/// Runs the CLI on the given arguments (the first is the program name), as the binary
+/// does; the benchmarks start servers through it.
+pub fn main_from<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -8,10 +8,19 @@ use domain::{FieldErrors, Timestamp};
 pub struct QueryParams(Vec<(String, String)>);
 
 impl QueryParams {
+    /// Decodes the pairs. NUL characters are dropped: no value may carry one, and
+    /// PostgreSQL refuses them in text.
     pub fn parse(query: Option<&str>) -> Self {
+        let clean = |s: std::borrow::Cow<'_, str>| -> String {
+            if s.contains('\0') {
+                s.replace('\0', "")
+            } else {
+                s.into_owned()
+            }
+        };
         Self(
             form_urlencoded::parse(query.unwrap_or("").as_bytes())
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .map(|(k, v)| (clean(k), clean(v)))
                 .collect(),
         )
     }

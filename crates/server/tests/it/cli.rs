@@ -1,0 +1,411 @@
+//! The `commerce` binary as operators and newcomers use it: one process per command.
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+use crate::on_both_backends;
+use crate::support::{Backend, TestDb, TestServer, access_token, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_commerce");
+
+on_both_backends!(
+    seed_demo_prints_exactly_one_json_object,
+    apps_and_users_created_on_the_command_line_work,
+    a_request_in_flight_when_sigterm_arrives_completes,
+);
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+async fn commerce(args: &[&str]) -> Run {
+    let output = Command::new(BIN)
+        .args(args)
+        .env_remove("COMMERCE_DATABASE_URL")
+        .output()
+        .await
+        .expect("the binary runs");
+    Run {
+        ok: output.status.success(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+async fn seed_demo_prints_exactly_one_json_object(backend: Backend) {
+    let Some(db) = TestDb::create(backend).await else {
+        return;
+    };
+    let run = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
+    assert!(run.ok, "{}", run.stderr);
+    let mut stream = serde_json::Deserializer::from_str(&run.stdout).into_iter::<Value>();
+    let data = stream.next().expect("one JSON object").expect("valid JSON");
+    assert!(
+        stream.next().is_none(),
+        "exactly one object: {}",
+        run.stdout
+    );
+    assert!(data["account_id"].is_i64());
+    assert!(data["user"]["email"].is_string() && data["user"]["password"].is_string());
+    assert!(data["app"]["client_id"].is_string() && data["app"]["client_secret"].is_string());
+    assert_eq!(data["sellers"].as_array().unwrap().len(), 1);
+    assert!(data["sellers"][0]["id"].is_i64());
+    let shops = data["shops"].as_array().unwrap();
+    assert_eq!(shops.len(), 2);
+    assert!(
+        shops
+            .iter()
+            .all(|s| s["id"].is_i64() && s["subdomain"].is_string())
+    );
+    assert_eq!(
+        db.scalar("SELECT COUNT(*) FROM shops WHERE storefront = 'hosted'")
+            .await,
+        1
+    );
+    assert_eq!(
+        db.scalar("SELECT COUNT(*) FROM shops WHERE storefront = 'headless'")
+            .await,
+        1
+    );
+    // `migrate` on an up-to-date database is a no-op that succeeds.
+    let run = commerce(&["migrate", "--database-url", &db.url]).await;
+    assert!(
+        run.ok && run.stdout.contains("migrations applied"),
+        "{}",
+        run.stderr
+    );
+}
+
+async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
+    let Some(db) = TestDb::create(backend).await else {
+        return;
+    };
+    let seeded = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
+    let demo: Value = serde_json::from_str(&seeded.stdout).unwrap();
+    let account = demo["account_id"].to_string();
+    let app = commerce(&[
+        "apps",
+        "create",
+        "--name",
+        "Reporting",
+        "--scopes",
+        "shops.read,sellers.read",
+        "--grants",
+        "client_credentials",
+        "--account",
+        &account,
+        "--redirect-uri",
+        "https://reports.example/cb",
+        "--json",
+        "--database-url",
+        &db.url,
+    ])
+    .await;
+    assert!(app.ok, "{}", app.stderr);
+    let app: Value = serde_json::from_str(app.stdout.trim()).unwrap();
+    let user = commerce(&[
+        "users",
+        "create",
+        "--account",
+        &account,
+        "--email",
+        "Staff@Demo.Example",
+        "--password",
+        "a-long-password",
+        "--role",
+        "staff",
+        "--json",
+        "--database-url",
+        &db.url,
+    ])
+    .await;
+    assert!(user.ok, "{}", user.stderr);
+    let user: Value = serde_json::from_str(user.stdout.trim()).unwrap();
+    assert_eq!(user["email"], "staff@demo.example");
+    assert_eq!(user["role"], "staff");
+
+    let db = Arc::new(db);
+    let mut config = server::ServeConfig::defaults();
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.database_url = db.url.clone();
+    let s = TestServer::start_on(db.clone(), config).await;
+    let token = s
+        .client_credentials_token(
+            app["client_id"].as_str().unwrap(),
+            app["client_secret"].as_str().unwrap(),
+            None,
+        )
+        .await;
+    let (status, shops) = json(s.get("/v2/shops", &token).send().await.unwrap()).await;
+    assert_eq!(
+        (status, shops["total_items"].as_i64()),
+        (StatusCode::OK, Some(2))
+    );
+    let response = s
+        .token_request(&[
+            ("grant_type", "password"),
+            ("client_id", demo["app"]["client_id"].as_str().unwrap()),
+            (
+                "client_secret",
+                demo["app"]["client_secret"].as_str().unwrap(),
+            ),
+            ("username", "staff@demo.example"),
+            ("password", "a-long-password"),
+        ])
+        .await;
+    let staff = access_token(response).await;
+    let (_, root) = json(s.get("/v2", &staff).send().await.unwrap()).await;
+    assert_eq!(root["role"], "staff");
+    let first_shop = &root["_embedded"]["shops"][0];
+    assert!(
+        first_shop["_links"].get("shops:update").is_none(),
+        "staff do not change shop settings"
+    );
+
+    // Mistakes are one clear line and a failure status.
+    let url = db.url.clone();
+    for args in [
+        vec![
+            "users",
+            "create",
+            "--account",
+            "999999",
+            "--email",
+            "x@y.example",
+            "--password",
+            "a-long-password",
+            "--role",
+            "staff",
+            "--database-url",
+            url.as_str(),
+        ],
+        vec![
+            "users",
+            "create",
+            "--account",
+            &account,
+            "--email",
+            "staff@demo.example",
+            "--password",
+            "a-long-password",
+            "--role",
+            "admin",
+            "--database-url",
+            url.as_str(),
+        ],
+        vec![
+            "users",
+            "create",
+            "--account",
+            &account,
+            "--email",
+            "short@demo.example",
+            "--password",
+            "short",
+            "--role",
+            "admin",
+            "--database-url",
+            url.as_str(),
+        ],
+        vec![
+            "apps",
+            "create",
+            "--name",
+            "Bad",
+            "--scopes",
+            "everything",
+            "--database-url",
+            url.as_str(),
+        ],
+        vec![
+            "apps",
+            "create",
+            "--name",
+            "Bad",
+            "--redirect-uri",
+            "not a uri",
+            "--database-url",
+            url.as_str(),
+        ],
+        vec!["migrate", "--database-url", "mysql://localhost/x"],
+        vec!["seed", "--database-url", url.as_str()],
+    ] {
+        let run = commerce(&args).await;
+        assert!(!run.ok, "{args:?} should fail");
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
+        assert!(lines[0].starts_with("error: "), "{args:?}: {}", run.stderr);
+    }
+    s.stop().await;
+}
+
+/// Starts `commerce serve` and waits for its "listening" line.
+async fn spawn_serve(args: &[&str], dir: &std::path::Path) -> (Child, String, Vec<String>) {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .args(args)
+        .current_dir(dir)
+        .env("COMMERCE_LISTEN", "127.0.0.1:0")
+        .env("COMMERCE_LOG", "warn")
+        .env_remove("COMMERCE_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("commerce serve starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    let address = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Some(rest) = line.strip_prefix("commerce listening on http://") {
+                return rest.split_whitespace().next().unwrap().to_owned();
+            }
+            seen.push(line);
+        }
+        panic!("serve exited before listening: {seen:?}");
+    })
+    .await
+    .expect("serve starts within a minute");
+    (child, address, seen)
+}
+
+async fn a_request_in_flight_when_sigterm_arrives_completes(backend: Backend) {
+    let Some(db) = TestDb::create(backend).await else {
+        return;
+    };
+    let seeded = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
+    let demo: Value = serde_json::from_str(&seeded.stdout).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, address, _) = spawn_serve(&["--database-url", &db.url], dir.path()).await;
+    let base = format!("http://{address}");
+    let client = reqwest::Client::new();
+    let response = client
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "password"),
+            ("client_id", demo["app"]["client_id"].as_str().unwrap()),
+            (
+                "client_secret",
+                demo["app"]["client_secret"].as_str().unwrap(),
+            ),
+            ("username", demo["user"]["email"].as_str().unwrap()),
+            ("password", demo["user"]["password"].as_str().unwrap()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let token = access_token(response).await;
+    let shop = demo["shops"][0]["id"].as_i64().unwrap();
+
+    // Send the headers and half the body, then SIGTERM, then the rest.
+    let body = br#"{"name": "Finished after SIGTERM"}"#;
+    let (head, tail) = body.split_at(body.len() / 2);
+    let mut stream = TcpStream::connect(&address).await.unwrap();
+    let request = format!(
+        "PUT /v2/shops/{shop} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(head).await.unwrap();
+    stream.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = child.id().unwrap().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .await
+        .unwrap();
+    assert!(killed.success());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stream.write_all(tail).await.unwrap();
+    let mut answer = String::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut answer))
+        .await
+        .expect("the answer arrives")
+        .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("Finished after SIGTERM"));
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("the server exits after finishing")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert_eq!(
+        db.scalar("SELECT COUNT(*) FROM events WHERE topic = 'shops.updated'")
+            .await,
+        1
+    );
+}
+
+/// The README's quick start: `commerce serve --demo` in a fresh folder, then the printed
+/// token request and root fetch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quick_start_serves_demo_data_on_the_embedded_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, address, printed) = spawn_serve(&["--demo"], dir.path()).await;
+    assert!(
+        dir.path().join("data/commerce.db").exists(),
+        "the default database is created with its folder"
+    );
+    let value_after = |label: &str| -> String {
+        let line = printed
+            .iter()
+            .find(|l| l.trim_start().starts_with(label))
+            .expect(label);
+        line.trim_start()[label.len()..].trim().to_owned()
+    };
+    let owner = value_after("owner:");
+    let (email, password) = owner.split_once(" / ").unwrap();
+    let client_id = value_after("app:")
+        .trim_start_matches("client_id")
+        .trim()
+        .to_owned();
+    let client_secret = value_after("client_secret").to_owned();
+    assert!(
+        printed
+            .iter()
+            .any(|l| l.contains("curl -s") && l.contains("/v2")),
+        "{printed:?}"
+    );
+    let base = format!("http://{address}");
+    let client = reqwest::Client::new();
+    let response = client
+        .post(format!("{base}/oauth/token"))
+        .basic_auth(&client_id, Some(&client_secret))
+        .form(&[
+            ("grant_type", "password"),
+            ("username", email),
+            ("password", password),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let token = access_token(response).await;
+    let (status, root) = json(
+        client
+            .get(format!("{base}/v2"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(root["_embedded"]["shops"].as_array().unwrap().len(), 2);
+    child.kill().await.unwrap();
+    let _ = child.wait().await;
+    // A second start on the same data adds nothing and says so.
+    let (mut again, _, printed) = spawn_serve(&["--demo"], dir.path()).await;
+    assert!(!printed.iter().any(|l| l.contains("owner:")), "{printed:?}");
+    again.kill().await.unwrap();
+}

@@ -1,0 +1,16 @@
+//! Black-box tests over real HTTP: each test starts the server on a random loopback port
+//! with a fresh database, once on SQLite and once on PostgreSQL.
+
+mod support;
+
+mod auth;
+mod cli;
+mod conditional;
+mod http_kernel;
+mod idempotency;
+mod lists;
+mod rate_limit;
+mod root;
+mod sellers;
+mod shops;
+mod token_endpoint;

@@ -1,0 +1,206 @@
+//! `GET /v2`.
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::on_both_backends;
+use crate::support::{Backend, TestServer, json};
+
+on_both_backends!(
+    password_token_sees_the_demo_sellers_and_shops,
+    unbound_app_token_sees_nothing_and_no_write_links,
+    every_root_link_answers,
+);
+
+async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (status, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(root["_class"], serde_json::json!(["root"]));
+    assert_eq!(root["email"], s.demo.user.email);
+    assert_eq!(root["user_name"], "Demo Owner");
+    assert_eq!(root["role"], "owner");
+    assert_eq!(root["account_id"], s.demo.account_id);
+    assert!(root["uid"].is_i64());
+    assert_eq!(root["scopes"], "admin,public");
+    let sellers = root["_embedded"]["sellers"].as_array().unwrap();
+    assert_eq!(sellers.len(), 1);
+    assert_eq!(sellers[0]["id"], s.seller_id());
+    let subdomains: Vec<&str> = root["_embedded"]["shops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|shop| shop["subdomain"].as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = s
+        .demo
+        .shops
+        .iter()
+        .map(|shop| shop.subdomain.as_str())
+        .collect();
+    assert_eq!(subdomains, expected);
+    let storefronts: Vec<&str> = root["_embedded"]["shops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|shop| shop["storefront"].as_str().unwrap())
+        .collect();
+    assert_eq!(storefronts, ["hosted", "headless"]);
+    let links = &root["_links"];
+    assert_eq!(links["self"]["href"], s.url("/v2"));
+    assert_eq!(links["shops:shops"]["templated"], true);
+    let shops_href = links["shops:shops"]["href"].as_str().unwrap();
+    for param in [
+        "q",
+        "seller_ids",
+        "storefront",
+        "created_on.gte",
+        "sort",
+        "page",
+        "per_page",
+    ] {
+        assert!(shops_href.contains(param), "{shops_href} declares {param}");
+    }
+    let curies: Vec<&str> = links["curies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(curies, ["sellers", "shops"]);
+    // Write links appear where the token may write.
+    assert_eq!(
+        root["_embedded"]["shops"][0]["_links"]["shops:update"]["method"],
+        "put"
+    );
+}
+
+async fn unbound_app_token_sees_nothing_and_no_write_links(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let (id, secret) = s
+        .register_app(
+            None,
+            "shops.write,sellers.read,products.read",
+            "client_credentials",
+            false,
+        )
+        .await;
+    let token = s.client_credentials_token(&id, &secret, None).await;
+    let (status, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(root["_embedded"]["sellers"], serde_json::json!([]));
+    assert_eq!(root["_embedded"]["shops"], serde_json::json!([]));
+    assert_eq!(root["account_id"], Value::Null);
+    assert_eq!(root["uid"], Value::Null);
+    assert_eq!(root["client_id"], id);
+    let write_links: Vec<String> = all_links(&root)
+        .into_iter()
+        .filter(|(_, method)| method != "get")
+        .map(|(rel, _)| rel)
+        .collect();
+    assert!(
+        write_links.is_empty(),
+        "unexpected write links {write_links:?}"
+    );
+    // Lists answer, empty; a demo shop is not found.
+    let (status, shops) = json(s.get("/v2/shops", &token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(shops["total_items"], 0);
+    let response = s
+        .get(&format!("/v2/shops/{}", s.shop_id()), &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
+
+/// Every (rel, method) in a document, embedded ones included.
+fn all_links(doc: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some(links) = doc["_links"].as_object() {
+        for (rel, link) in links {
+            if let Some(method) = link["method"].as_str() {
+                out.push((rel.clone(), method.to_owned()));
+            }
+        }
+    }
+    if let Some(embedded) = doc["_embedded"].as_object() {
+        for value in embedded.values() {
+            for item in value
+                .as_array()
+                .cloned()
+                .unwrap_or_else(|| vec![value.clone()])
+            {
+                out.extend(all_links(&item));
+            }
+        }
+    }
+    out
+}
+
+async fn every_root_link_answers(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (_, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
+    let links = root["_links"].as_object().unwrap();
+    for (rel, link) in links {
+        if rel == "curies" {
+            continue;
+        }
+        let template = hal::Template::new(link["href"].as_str().unwrap()).unwrap();
+        let id = if rel == "sellers:seller" {
+            s.seller_id()
+        } else {
+            s.shop_id()
+        };
+        let href = template.expand([("id", id.to_string().into())]).unwrap();
+        let response = s
+            .client
+            .get(&href)
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{rel} → {href}");
+        if let Some((ns, name)) = rel.split_once(':') {
+            let doc = s
+                .client
+                .get(s.url(&format!("/docs/rels/{ns}/{name}")))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(doc.status(), StatusCode::OK, "docs for {rel}");
+            assert!(
+                doc.headers()["content-type"]
+                    .to_str()
+                    .unwrap()
+                    .starts_with("text/html")
+            );
+            assert!(
+                doc.text()
+                    .await
+                    .unwrap()
+                    .contains(&format!("<code>{rel}</code>"))
+            );
+        }
+    }
+    // The curies resolve for every rel of an embedded shop too.
+    let shop_links = root["_embedded"]["shops"][0]["_links"].as_object().unwrap();
+    for rel in shop_links.keys().filter(|r| r.contains(':')) {
+        let (ns, name) = rel.split_once(':').unwrap();
+        let doc = s
+            .client
+            .get(s.url(&format!("/docs/rels/{ns}/{name}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(doc.status(), StatusCode::OK, "docs for {rel}");
+    }
+}

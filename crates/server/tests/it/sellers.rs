@@ -1,0 +1,94 @@
+//! Sellers (read-only).
+
+use reqwest::{Method, StatusCode};
+
+use crate::on_both_backends;
+use crate::support::{Backend, TestServer, json};
+
+on_both_backends!(sellers_list_and_show_with_their_shops);
+
+async fn sellers_list_and_show_with_their_shops(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (status, list) = json(s.get("/v2/sellers", &token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["total_items"], 1);
+    let seller = &list["_embedded"]["items"][0];
+    assert_eq!(seller["name"], "Demo Seller");
+    assert_eq!(seller["default_currency_code"], "USD");
+    assert_eq!(seller["_embedded"]["shops"].as_array().unwrap().len(), 2);
+    assert_eq!(seller["_links"]["shops:create_shop"]["method"], "post");
+    let shops_href = seller["_links"]["sellers:shops"]["href"].as_str().unwrap();
+    let (_, shops) = json(
+        s.client
+            .get(shops_href)
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(shops["total_items"], 2);
+    let (status, mut one) = json(
+        s.get(&format!("/v2/sellers/{}", s.seller_id()), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Curies sit at the top of a document, so only the standalone seller has them.
+    assert!(one["_links"]["curies"].is_array());
+    one["_links"].as_object_mut().unwrap().remove("curies");
+    assert_eq!(&one, seller);
+    // Read-only: no writes on sellers.
+    let response = s
+        .request(
+            Method::PUT,
+            &format!("/v2/sellers/{}", s.seller_id()),
+            &token,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    // Without shops.read the shops are neither embedded nor linked.
+    let narrow = s
+        .password_token(
+            &s.demo.user.email,
+            &s.demo.user.password,
+            Some("sellers.read"),
+        )
+        .await;
+    let (_, seller) = json(
+        s.get(&format!("/v2/sellers/{}", s.seller_id()), &narrow)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(seller.get("_embedded").is_none());
+    assert!(seller["_links"].get("sellers:shops").is_none());
+    assert!(seller["_links"].get("shops:create_shop").is_none());
+    let (status, q) = json(
+        s.get("/v2/sellers?q=demo&sort=name.asc", &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, q["total_items"].as_i64()),
+        (StatusCode::OK, Some(1))
+    );
+    assert_eq!(
+        s.get("/v2/sellers/abc", &token)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+}

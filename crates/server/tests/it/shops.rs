@@ -1,0 +1,335 @@
+//! Shops: create, read, update, their validation, and the events they record.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::on_both_backends;
+use crate::support::{Backend, TestServer, error_fields, json};
+
+on_both_backends!(
+    create_read_and_record_one_event,
+    create_refuses_invalid_input_and_changes_nothing,
+    update_changes_settings_and_records_one_event,
+    update_refuses_invalid_input_and_changes_nothing,
+    a_failure_after_the_change_leaves_neither_change_nor_event,
+);
+
+async fn create(
+    s: &TestServer,
+    token: &str,
+    body: Value,
+) -> (StatusCode, reqwest::header::HeaderMap, Value) {
+    let response = s
+        .request(
+            Method::POST,
+            &format!("/v2/sellers/{}/shops", s.seller_id()),
+            token,
+        )
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let headers = response.headers().clone();
+    let (status, body) = json(response).await;
+    (status, headers, body)
+}
+
+async fn create_read_and_record_one_event(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (status, headers, shop) = create(
+        &s,
+        &token,
+        json!({"subdomain": "new-shop", "name": "  New Shop ", "timezone": "America/Santiago", "currency_code": "CLP",
+               "locale": "es-CL", "storefront": "headless", "contact_email": "hello@new.example"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{shop}");
+    let location = headers["location"].to_str().unwrap().to_owned();
+    assert_eq!(location, s.url(&format!("/v2/shops/{}", shop["id"])));
+    assert_eq!(shop["name"], "New Shop");
+    assert_eq!(shop["subdomain"], "new-shop");
+    assert_eq!(shop["storefront"], "headless");
+    assert_eq!(shop["seller_id"], s.seller_id());
+    assert_eq!(shop["_links"]["self"]["href"], location);
+    let (status, fetched) = json(
+        s.client
+            .get(&location)
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(fetched, shop);
+    assert_eq!(s.event_count("shops.created").await, 1);
+    let item = s
+        .db
+        .scalar(&format!(
+            "SELECT COUNT(*) FROM events WHERE topic = 'shops.created' AND item_id = {} AND item_type = 'shop' \
+             AND shop_subdomain = 'new-shop' AND user_name = 'Demo Owner'",
+            shop["id"]
+        ))
+        .await;
+    assert_eq!(item, 1, "the event names the shop and who made it");
+    // Defaults come from the seller.
+    let (status, _, minimal) = create(
+        &s,
+        &token,
+        json!({"subdomain": "minimal", "name": "Minimal"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(minimal["currency_code"], "USD");
+    assert_eq!(minimal["locale"], "en");
+    assert_eq!(minimal["timezone"], "UTC");
+    assert_eq!(minimal["storefront"], "hosted");
+    assert_eq!(minimal["contact_email"], Value::Null);
+    assert_eq!(s.event_count("shops.created").await, 2);
+}
+
+async fn create_refuses_invalid_input_and_changes_nothing(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let shops_before = s.db.scalar("SELECT COUNT(*) FROM shops").await;
+    // A required field missing is a 400.
+    let (status, _, body) = create(&s, &token, json!({"name": "No subdomain"})).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("missing_field"))
+    );
+    // Every invalid value is named.
+    let (status, _, body) = create(
+        &s,
+        &token,
+        json!({"subdomain": "Bad_Sub", "name": " ", "locale": "english", "currency_code": "XYZ",
+               "timezone": "Mars/Base", "contact_email": "not-an-email", "storefront": "both"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(body["_class"], json!(["errors"]));
+    let mut fields = error_fields(&body);
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "contact_email",
+            "currency_code",
+            "locale",
+            "name",
+            "storefront",
+            "subdomain",
+            "timezone"
+        ]
+    );
+    assert!(body["_embedded"]["errors"][0]["messages"][0].is_string());
+    // Wrong types are 422 on the field.
+    let (status, _, body) = create(&s, &token, json!({"subdomain": "typed", "name": 42})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&body), ["name"]);
+    // Subdomains are unique across the service, and reserved names are refused.
+    let taken = s.demo.shops[0].subdomain.clone();
+    for subdomain in [taken.as_str(), "www"] {
+        let (status, _, body) =
+            create(&s, &token, json!({"subdomain": subdomain, "name": "Copy"})).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{subdomain}");
+        assert_eq!(error_fields(&body), ["subdomain"]);
+    }
+    // An unknown seller is a 404.
+    let response = s
+        .request(Method::POST, "/v2/sellers/987654/shops", &token)
+        .json(&json!({"subdomain": "orphan", "name": "Orphan"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        s.db.scalar("SELECT COUNT(*) FROM shops").await,
+        shops_before
+    );
+    assert_eq!(s.event_count("shops.created").await, 0);
+}
+
+async fn put(s: &TestServer, token: &str, id: i64, body: Value) -> (StatusCode, Value) {
+    json(
+        s.request(Method::PUT, &format!("/v2/shops/{id}"), token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
+async fn update_changes_settings_and_records_one_event(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let id = s.shop_id();
+    let (status, shop) = put(
+        &s,
+        &token,
+        id,
+        json!({"name": "Renamed", "description": "Now with more.", "storefront": "headless", "contact_email": null,
+               "subdomain": s.demo.shops[0].subdomain, "id": 12345, "created_on": "2000-01-01T00:00:00Z"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{shop}");
+    assert_eq!(shop["name"], "Renamed");
+    assert_eq!(shop["description"], "Now with more.");
+    assert_eq!(shop["storefront"], "headless");
+    assert_eq!(shop["contact_email"], Value::Null);
+    assert_eq!(shop["id"], id, "read-only fields sent back are ignored");
+    assert_eq!(s.event_count("shops.updated").await, 1);
+    let (_, fetched) = json(
+        s.get(&format!("/v2/shops/{id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(fetched, shop);
+    // Nothing to change: no event, same answer.
+    let (status, same) = put(&s, &token, id, json!({"name": "Renamed"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(same, shop);
+    let (status, _) = put(&s, &token, id, json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(s.event_count("shops.updated").await, 1);
+    // An empty body is an empty change.
+    let response = s
+        .request(Method::PUT, &format!("/v2/shops/{id}"), &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
+async fn update_refuses_invalid_input_and_changes_nothing(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let id = s.shop_id();
+    let (_, before) = json(
+        s.get(&format!("/v2/shops/{id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let (status, body) = put(
+        &s,
+        &token,
+        id,
+        json!({"subdomain": "something-else", "name": null, "timezone": "Nowhere", "storefront": null}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let mut fields = error_fields(&body);
+    fields.sort();
+    assert_eq!(fields, ["name", "storefront", "subdomain", "timezone"]);
+    let (status, body) = put(&s, &token, id, json!({"name": ["a"]})).await;
+    assert_eq!(
+        (status, error_fields(&body)),
+        (StatusCode::UNPROCESSABLE_ENTITY, vec!["name".to_owned()])
+    );
+    let response = s
+        .request(Method::PUT, &format!("/v2/shops/{id}"), &token)
+        .header("content-type", "application/json")
+        .body("{\"name\": \"unterminated")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = json(response).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("malformed_json"))
+    );
+    let (_, after) = json(
+        s.get(&format!("/v2/shops/{id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(after, before);
+    assert_eq!(s.event_count("shops.updated").await, 0);
+    let (status, _) = put(&s, &token, 424242, json!({"name": "Ghost"})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let response = s
+        .request(Method::PUT, "/v2/shops/not-a-number", &token)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+}
+
+async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let id = s.shop_id();
+    // Make the event insert fail after the shop row has been written in the same transaction.
+    match backend {
+        Backend::Sqlite => {
+            s.db.execute(
+                "CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+            )
+            .await;
+        }
+        Backend::Postgres => {
+            s.db.execute(
+                "CREATE FUNCTION refuse_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ \
+                 LANGUAGE plpgsql; CREATE TRIGGER refuse_events BEFORE INSERT ON events \
+                 FOR EACH ROW EXECUTE FUNCTION refuse_events();",
+            )
+            .await;
+        }
+    }
+    let (status, body) = put(&s, &token, id, json!({"name": "Never saved"})).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(body["error"], "internal_error");
+    assert!(
+        !body.to_string().contains("refused"),
+        "no internals leak: {body}"
+    );
+    let (status, _, _) = create(
+        &s,
+        &token,
+        json!({"subdomain": "never-created", "name": "Never"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    let (_, shop) = json(
+        s.get(&format!("/v2/shops/{id}"), &token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(shop["name"], "Demo Store");
+    assert_eq!(
+        s.db.scalar("SELECT COUNT(*) FROM shops WHERE subdomain = 'never-created'")
+            .await,
+        0
+    );
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM events").await, 0);
+    // Once the fault is gone the same change goes through, with its event.
+    s.db.execute(match backend {
+        Backend::Sqlite => "DROP TRIGGER refuse_events",
+        Backend::Postgres => "DROP TRIGGER refuse_events ON events",
+    })
+    .await;
+    let (status, _) = put(&s, &token, id, json!({"name": "Saved"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(s.event_count("shops.updated").await, 1);
+}

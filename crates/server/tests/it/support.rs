@@ -1,0 +1,429 @@
+//! The test harness: a real server on a random loopback port over a fresh database of
+//! either backend, seeded with the demo data, and a client for it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
+use serde_json::Value;
+use server::seed::{self, DemoData};
+use server::{RunningServer, ServeConfig};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Generates, for each named `async fn name(backend: Backend)`, a module `name` with one
+/// test per backend.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),+ $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    super::$name($crate::support::Backend::Sqlite).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    super::$name($crate::support::Backend::Postgres).await
+                }
+            }
+        )+
+    };
+}
+
+fn postgres_admin_url() -> String {
+    std::env::var("COMMERCE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+fn random_name() -> String {
+    hex_of(&oauth::secrets::random_bytes(8))
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A fresh database, removed when dropped.
+pub struct TestDb {
+    pub url: String,
+    pub backend: Backend,
+    _dir: Option<tempfile::TempDir>,
+    postgres_name: Option<String>,
+}
+
+impl TestDb {
+    /// `None` when PostgreSQL is unreachable outside CI (the test then skips, saying so).
+    pub async fn create(backend: Backend) -> Option<Self> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("a temporary folder");
+                let url = format!("sqlite://{}/commerce.db", dir.path().display());
+                Some(Self {
+                    url,
+                    backend,
+                    _dir: Some(dir),
+                    postgres_name: None,
+                })
+            }
+            Backend::Postgres => {
+                let admin = postgres_admin_url();
+                let pool = match tokio::time::timeout(
+                    Duration::from_secs(5),
+                    sqlx::postgres::PgPoolOptions::new()
+                        .max_connections(1)
+                        .connect(&admin),
+                )
+                .await
+                {
+                    Ok(Ok(pool)) => pool,
+                    failure => {
+                        if std::env::var("CI").is_ok_and(|v| v == "true") {
+                            panic!("PostgreSQL must be reachable in CI at {admin}: {failure:?}");
+                        }
+                        eprintln!(
+                            "notice: PostgreSQL is not reachable at {admin}; skipping the PostgreSQL half"
+                        );
+                        return None;
+                    }
+                };
+                let name = format!("commerce_test_{}", random_name());
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .execute(&pool)
+                    .await
+                    .expect("create the test database");
+                pool.close().await;
+                let base = admin
+                    .rsplit_once('/')
+                    .map_or(admin.as_str(), |(b, _)| b)
+                    .to_owned();
+                Some(Self {
+                    url: format!("{base}/{name}"),
+                    backend,
+                    _dir: None,
+                    postgres_name: Some(name),
+                })
+            }
+        }
+    }
+
+    /// Runs one statement directly on the database (for assertions and fault injection).
+    pub async fn execute(&self, sql: &str) {
+        match self.backend {
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.url)
+                    .await
+                    .expect("connect to SQLite");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+                    .execute(&pool)
+                    .await
+                    .expect("statement runs");
+                pool.close().await;
+            }
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.url)
+                    .await
+                    .expect("connect to PostgreSQL");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+                    .execute(&pool)
+                    .await
+                    .expect("statement runs");
+                pool.close().await;
+            }
+        }
+    }
+
+    /// The first column of the first row of a query returning one integer.
+    pub async fn scalar(&self, sql: &str) -> i64 {
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        match self.backend {
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.url)
+                    .await
+                    .expect("connect to SQLite");
+                let v = sqlx::query_scalar::<_, i64>(sql)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("query runs");
+                pool.close().await;
+                v
+            }
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.url)
+                    .await
+                    .expect("connect to PostgreSQL");
+                let v = sqlx::query_scalar::<_, i64>(sql)
+                    .fetch_one(&pool)
+                    .await
+                    .expect("query runs");
+                pool.close().await;
+                v
+            }
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let Some(name) = self.postgres_name.take() else {
+            return;
+        };
+        let admin = postgres_admin_url();
+        // Drop runs outside any runtime we may block, so use a thread with its own.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(async {
+                let pool = sqlx::PgPool::connect(&admin).await.ok()?;
+                sqlx::query(sqlx::AssertSqlSafe(format!(
+                    "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                )))
+                .execute(&pool)
+                .await
+                .ok()?;
+                pool.close().await;
+                Some(())
+            })
+        })
+        .join();
+    }
+}
+
+/// A running server with demo data.
+pub struct TestServer {
+    pub url: String,
+    pub demo: DemoData,
+    pub client: Client,
+    server: Option<RunningServer>,
+    pub db: Arc<TestDb>,
+}
+
+impl TestServer {
+    pub async fn start(backend: Backend) -> Option<Self> {
+        Self::start_with(backend, |_| {}).await
+    }
+
+    /// Starts with the test defaults changed by `configure`.
+    pub async fn start_with(
+        backend: Backend,
+        configure: impl FnOnce(&mut ServeConfig),
+    ) -> Option<Self> {
+        let db = Arc::new(TestDb::create(backend).await?);
+        let mut config = ServeConfig::defaults();
+        config.listen = "127.0.0.1:0".parse().expect("loopback address");
+        config.database_url = db.url.clone();
+        config.db_max_connections = 4;
+        configure(&mut config);
+        Some(Self::start_on(db, config).await)
+    }
+
+    /// Starts another server on the same database (a second node).
+    pub async fn start_on(db: Arc<TestDb>, config: ServeConfig) -> Self {
+        let running = server::start(config.clone())
+            .await
+            .expect("the server starts");
+        let demo = seed::demo(&running.db, &domain::SystemClock)
+            .await
+            .expect("demo data");
+        Self {
+            url: running.public_url.clone(),
+            demo,
+            client: Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("an HTTP client"),
+            server: Some(running),
+            db,
+        }
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(server) = self.server.take() {
+            server.shutdown().await.expect("a clean shutdown");
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    pub fn request(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        self.client
+            .request(method, self.url(path))
+            .bearer_auth(token)
+    }
+
+    pub fn get(&self, path: &str, token: &str) -> RequestBuilder {
+        self.request(Method::GET, path, token)
+    }
+
+    /// POSTs form parameters to the token endpoint.
+    pub async fn token_request(&self, params: &[(&str, &str)]) -> Response {
+        self.client
+            .post(self.url("/oauth/token"))
+            .form(params)
+            .send()
+            .await
+            .expect("the token endpoint answers")
+    }
+
+    /// A password-grant token of the demo owner through the demo app.
+    pub async fn owner_token(&self) -> String {
+        self.password_token(
+            &self.demo.user.email.clone(),
+            &self.demo.user.password.clone(),
+            None,
+        )
+        .await
+    }
+
+    pub async fn password_token(
+        &self,
+        username: &str,
+        password: &str,
+        scope: Option<&str>,
+    ) -> String {
+        let mut params = vec![
+            ("grant_type", "password"),
+            ("client_id", self.demo.app.client_id.as_str()),
+            ("client_secret", self.demo.app.client_secret.as_str()),
+            ("username", username),
+            ("password", password),
+        ];
+        if let Some(scope) = scope {
+            params.push(("scope", scope));
+        }
+        access_token(self.token_request(&params).await).await
+    }
+
+    pub async fn client_credentials_token(
+        &self,
+        client_id: &str,
+        secret: &str,
+        scope: Option<&str>,
+    ) -> String {
+        let mut params = vec![
+            ("grant_type", "client_credentials"),
+            ("client_id", client_id),
+            ("client_secret", secret),
+        ];
+        if let Some(scope) = scope {
+            params.push(("scope", scope));
+        }
+        access_token(self.token_request(&params).await).await
+    }
+
+    /// Registers an app through the same code path as `commerce apps create`.
+    pub async fn register_app(
+        &self,
+        account: Option<i64>,
+        scopes: &str,
+        grants: &str,
+        trusted: bool,
+    ) -> (String, String) {
+        let db = storage::Database::connect(&self.db.url, &storage::StoreOptions::default())
+            .await
+            .expect("connect");
+        let mut tx = db.begin().await.expect("begin");
+        let registered = oauth::apps::register(
+            &mut tx,
+            &oauth::apps::AppRegistration {
+                name: "Test App".into(),
+                account_id: account,
+                scopes: domain::ScopeSet::parse(scopes).expect("scopes"),
+                grants: oauth::grant::GrantType::parse_list(grants).expect("grants"),
+                redirect_uris: Vec::new(),
+                trusted,
+            },
+            domain::Timestamp::from_secs(0),
+        )
+        .await
+        .expect("register");
+        tx.commit().await.expect("commit");
+        db.close().await;
+        (registered.app.client_id, registered.client_secret)
+    }
+
+    /// Adds a user to the demo account.
+    pub async fn add_user(&self, email: &str, password: &str, role: &str) {
+        let db = storage::Database::connect(&self.db.url, &storage::StoreOptions::default())
+            .await
+            .expect("connect");
+        let hash = oauth::password::hash(password.to_owned()).await;
+        let mut tx = db.begin().await.expect("begin");
+        storage::users::insert(
+            &mut tx,
+            &storage::users::NewUser {
+                account_id: self.demo.account_id,
+                email,
+                name: "Test User",
+                password_hash: &hash,
+                role: role.parse().expect("role"),
+            },
+            domain::Timestamp::from_secs(0),
+        )
+        .await
+        .expect("insert user");
+        tx.commit().await.expect("commit");
+        db.close().await;
+    }
+
+    pub fn shop_id(&self) -> i64 {
+        self.demo.shops[0].id
+    }
+
+    pub fn seller_id(&self) -> i64 {
+        self.demo.sellers[0].id
+    }
+
+    /// How many events with `topic` the outbox holds.
+    pub async fn event_count(&self, topic: &str) -> i64 {
+        self.db
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM events WHERE topic = '{topic}'"
+            ))
+            .await
+    }
+}
+
+/// The `access_token` of a successful token response.
+pub async fn access_token(response: Response) -> String {
+    let status = response.status();
+    let body: Value = response.json().await.expect("a JSON token response");
+    assert_eq!(status, StatusCode::OK, "token request failed: {body}");
+    body["access_token"]
+        .as_str()
+        .expect("an access token")
+        .to_owned()
+}
+
+/// Status and JSON body of a response.
+pub async fn json(response: Response) -> (StatusCode, Value) {
+    let status = response.status();
+    let text = response.text().await.expect("a body");
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+    };
+    (status, body)
+}
+
+/// The fields named in a 422 body.
+pub fn error_fields(body: &Value) -> Vec<String> {
+    body["_embedded"]["errors"]
+        .as_array()
+        .map(|errors| {
+            errors
+                .iter()
+                .filter_map(|e| e["field"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}

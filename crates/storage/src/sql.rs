@@ -167,43 +167,39 @@ pub fn list_sql(
     }
 }
 
-/// Binds `args` in order to a row query.
-pub fn bind_as<'q, DB, O>(
-    mut query: QueryAs<'q, DB, O, <DB as SqlxDatabase>::Arguments>,
-    args: &[Arg],
-) -> QueryAs<'q, DB, O, <DB as SqlxDatabase>::Arguments>
-where
-    DB: SqlxDatabase,
-    i64: Encode<'q, DB> + Type<DB>,
-    String: Encode<'q, DB> + Type<DB>,
-{
-    for arg in args {
-        query = match arg {
-            Arg::Int(v) => query.bind(*v),
-            Arg::Text(v) => query.bind(v.clone()),
-        };
-    }
-    query
+macro_rules! binder {
+    ($(#[$doc:meta])* $name:ident, $query:ident) => {
+        $(#[$doc])*
+        pub fn $name<'q, DB, O>(
+            mut query: $query<'q, DB, O, <DB as SqlxDatabase>::Arguments>,
+            args: &[Arg],
+        ) -> $query<'q, DB, O, <DB as SqlxDatabase>::Arguments>
+        where
+            DB: SqlxDatabase,
+            i64: Encode<'q, DB> + Type<DB>,
+            String: Encode<'q, DB> + Type<DB>,
+        {
+            for arg in args {
+                query = match arg {
+                    Arg::Int(v) => query.bind(*v),
+                    Arg::Text(v) => query.bind(v.clone()),
+                };
+            }
+            query
+        }
+    };
 }
 
-/// Binds `args` in order to a scalar query.
-pub fn bind_scalar<'q, DB, O>(
-    mut query: QueryScalar<'q, DB, O, <DB as SqlxDatabase>::Arguments>,
-    args: &[Arg],
-) -> QueryScalar<'q, DB, O, <DB as SqlxDatabase>::Arguments>
-where
-    DB: SqlxDatabase,
-    i64: Encode<'q, DB> + Type<DB>,
-    String: Encode<'q, DB> + Type<DB>,
-{
-    for arg in args {
-        query = match arg {
-            Arg::Int(v) => query.bind(*v),
-            Arg::Text(v) => query.bind(v.clone()),
-        };
-    }
-    query
-}
+binder!(
+    /// Binds `args` in order to a row query.
+    bind_as,
+    QueryAs
+);
+binder!(
+    /// Binds `args` in order to a scalar query.
+    bind_scalar,
+    QueryScalar
+);
 
 #[cfg(test)]
 mod tests {

@@ -80,6 +80,12 @@ fn bearer_token(value: &HeaderValue) -> Option<&str> {
 pub struct Auth(pub Arc<Principal>);
 
 impl Auth {
+    /// The data this principal may see. A token bound to no account sees no account's
+    /// resources, so for it they do not exist (404).
+    pub fn own_tenant(&self) -> Result<storage::Tenant, ApiError> {
+        self.0.tenant().ok_or_else(ApiError::not_found)
+    }
+
     /// Refuses with 403 unless the token holds `scope`.
     pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
         if self.0.has(scope) {

@@ -5,7 +5,9 @@ use domain::FieldErrors;
 use hal::{ListPage, Resource, list_resource};
 use storage::sql::{Direction, Sort, Window};
 
+use super::hal_response::Hal;
 use super::query::QueryParams;
+use crate::state::AppState;
 
 pub const MAX_PER_PAGE: u64 = 200;
 
@@ -98,6 +100,23 @@ impl ListRequest {
             limit: self.per_page,
             offset: (self.page - 1).saturating_mul(self.per_page),
         }
+    }
+
+    /// The list as a response. Its `Last-Modified` is now: membership can change without
+    /// any listed item changing, so only the ETag (a digest of the page) tells a client
+    /// that the page is unchanged.
+    pub fn respond(
+        &self,
+        spec: &ListSpec,
+        state: &AppState,
+        path: &str,
+        total: u64,
+        items: Vec<Resource>,
+    ) -> Hal {
+        let doc = self
+            .envelope(spec, &state.urls.api(path), total, items)
+            .into_value(state.urls.curies());
+        Hal::ok(doc, state.clock.now())
     }
 
     /// The list resource with `self`/`first`/`last`/`prev`/`next` links that keep the

@@ -77,10 +77,7 @@ async fn list(
             seller_resource(&state.urls, &auth, seller, Some(own))
         })
         .collect();
-    let doc = request
-        .envelope(&SELLER_LIST, &state.urls.api("/sellers"), total, items)
-        .into_value(state.urls.curies());
-    Ok(Hal::ok(doc, state.clock.now()))
+    Ok(request.respond(&SELLER_LIST, &state, "/sellers", total, items))
 }
 
 async fn show(
@@ -89,7 +86,7 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::SellersRead)?;
-    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let tenant = auth.own_tenant()?;
     let seller = sellers::find(&state.db, tenant, id)
         .await?
         .ok_or_else(ApiError::not_found)?;

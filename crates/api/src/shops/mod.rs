@@ -90,10 +90,7 @@ async fn list(
         .iter()
         .map(|shop| shop_resource(&state.urls, &auth, shop))
         .collect();
-    let doc = request
-        .envelope(&SHOP_LIST, &state.urls.api("/shops"), total, items)
-        .into_value(state.urls.curies());
-    Ok(Hal::ok(doc, state.clock.now()))
+    Ok(request.respond(&SHOP_LIST, &state, "/shops", total, items))
 }
 
 async fn show(
@@ -102,7 +99,7 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
-    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let tenant = auth.own_tenant()?;
     let shop = shops::find(&state.db, tenant, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
@@ -117,7 +114,7 @@ async fn create(
     JsonBody(input): JsonBody<input::NewShop>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
-    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let tenant = auth.own_tenant()?;
     let seller = sellers::find(&state.db, tenant, seller_id)
         .await?
         .ok_or_else(ApiError::not_found)?;
@@ -160,7 +157,7 @@ async fn update(
     JsonBody(changes): JsonBody<input::ShopChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
-    let tenant = auth.tenant().ok_or_else(ApiError::not_found)?;
+    let tenant = auth.own_tenant()?;
     let mut tx = state.db.begin().await?;
     let current = shops::find_for_update(&mut tx, tenant, id)
         .await?

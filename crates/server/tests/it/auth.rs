@@ -75,13 +75,12 @@ async fn expired_tokens_are_refused(backend: Backend) {
         return;
     };
     let response = s
-        .token_request(&[
-            ("grant_type", "password"),
-            ("client_id", &s.demo.app.client_id),
-            ("client_secret", &s.demo.app.client_secret),
-            ("username", &s.demo.user.email),
-            ("password", &s.demo.user.password),
-        ])
+        .password_grant(
+            (&s.demo.app.client_id, &s.demo.app.client_secret),
+            &s.demo.user.email,
+            &s.demo.user.password,
+            &[],
+        )
         .await;
     let (_, body) = json(response).await;
     assert_eq!(body["expires_in"], 1);
@@ -168,14 +167,12 @@ async fn readonly_role_caps_an_admin_token(backend: Backend) {
         .await;
     // Asking for more than the role allows is refused at the token endpoint...
     let response = s
-        .token_request(&[
-            ("grant_type", "password"),
-            ("client_id", &s.demo.app.client_id),
-            ("client_secret", &s.demo.app.client_secret),
-            ("username", "reader@demo.example"),
-            ("password", "reader-password-1"),
-            ("scope", "shops.write"),
-        ])
+        .password_grant(
+            (&s.demo.app.client_id, &s.demo.app.client_secret),
+            "reader@demo.example",
+            "reader-password-1",
+            &[("scope", "shops.write")],
+        )
         .await;
     let (status, body) = json(response).await;
     assert_eq!(
@@ -210,13 +207,12 @@ async fn accounts_see_nothing_of_each_other(backend: Backend) {
     db.close().await;
     let mine = s.owner_token().await;
     let response = s
-        .token_request(&[
-            ("grant_type", "password"),
-            ("client_id", &other.app.client_id),
-            ("client_secret", &other.app.client_secret),
-            ("username", &other.user.email),
-            ("password", &other.user.password),
-        ])
+        .password_grant(
+            (&other.app.client_id, &other.app.client_secret),
+            &other.user.email,
+            &other.user.password,
+            &[],
+        )
         .await;
     let theirs = crate::support::access_token(response).await;
     let their_shop = other.shops[0].id;
@@ -319,14 +315,12 @@ async fn seller_bound_token_sees_one_seller(backend: Backend) {
 
     let seller = s.seller_id().to_string();
     let response = s
-        .token_request(&[
-            ("grant_type", "password"),
-            ("client_id", &s.demo.app.client_id),
-            ("client_secret", &s.demo.app.client_secret),
-            ("username", &s.demo.user.email),
-            ("password", &s.demo.user.password),
-            ("seller_id", &seller),
-        ])
+        .password_grant(
+            (&s.demo.app.client_id, &s.demo.app.client_secret),
+            &s.demo.user.email,
+            &s.demo.user.password,
+            &[("seller_id", &seller)],
+        )
         .await;
     let token = crate::support::access_token(response).await;
     let (_, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
@@ -347,14 +341,12 @@ async fn seller_bound_token_sees_one_seller(backend: Backend) {
     }
     // A seller of no account of this user cannot be named.
     let response = s
-        .token_request(&[
-            ("grant_type", "password"),
-            ("client_id", &s.demo.app.client_id),
-            ("client_secret", &s.demo.app.client_secret),
-            ("username", &s.demo.user.email),
-            ("password", &s.demo.user.password),
-            ("seller_id", "999999"),
-        ])
+        .password_grant(
+            (&s.demo.app.client_id, &s.demo.app.client_secret),
+            &s.demo.user.email,
+            &s.demo.user.password,
+            &[("seller_id", "999999")],
+        )
         .await;
     let (status, body) = json(response).await;
     assert_eq!(

@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, json};
+use crate::support::{Backend, TestServer, assert_error, error_fields, json};
 
 on_both_backends!(
     unknown_routes_and_methods,
@@ -51,63 +51,33 @@ async fn body_limits_and_media_types(backend: Backend) {
     };
     let token = s.owner_token().await;
     let path = format!("/v2/shops/{}", s.shop_id());
-    let big = json!({"description": "x".repeat(4096)});
-    let response = s
-        .request(Method::PUT, &path, &token)
-        .json(&big)
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large"))
+    let put = |content_type: &'static str, body: String| {
+        s.send_raw(Method::PUT, &path, &token, content_type, body)
+    };
+    let big = json!({"description": "x".repeat(4096)}).to_string();
+    assert_error(
+        &put("application/json", big).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
     );
-    let response = s
-        .request(Method::PUT, &path, &token)
-        .header("content-type", "text/plain")
-        .body("name=Plain")
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Some("unsupported_media_type")
-        )
+    assert_error(
+        &put("text/plain", "name=Plain".into()).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
     );
-    let response = s
-        .request(Method::PUT, &path, &token)
-        .header("content-type", "application/json; charset=utf-8")
-        .body("{\"name\": 5}")
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = json(response).await;
+    let (status, body) = put("application/json; charset=utf-8", "{\"name\": 5}".into()).await;
     assert_eq!(
         (status, error_fields(&body)),
         (StatusCode::UNPROCESSABLE_ENTITY, vec!["name".to_owned()])
     );
     for malformed in ["{", "{\"name\": }", "nul", "{\"a\":1}}"] {
-        let response = s
-            .request(Method::PUT, &path, &token)
-            .header("content-type", "application/json")
-            .body(malformed)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{malformed}");
+        assert_error(
+            &put("application/json", malformed.into()).await,
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        );
     }
-    let response = s
-        .request(Method::PUT, &path, &token)
-        .header("content-type", "application/json")
-        .body("[1, 2]")
-        .send()
-        .await
-        .unwrap();
-    let (status, body) = json(response).await;
+    let (status, body) = put("application/json", "[1, 2]".into()).await;
     assert_eq!(
         (status, error_fields(&body)),
         (StatusCode::UNPROCESSABLE_ENTITY, vec!["body".to_owned()])

@@ -273,6 +273,44 @@ impl TestServer {
             .expect("the token endpoint answers")
     }
 
+    /// A password grant through the app `(client_id, client_secret)`, with `extra` parameters.
+    pub async fn password_grant(
+        &self,
+        app: (&str, &str),
+        username: &str,
+        password: &str,
+        extra: &[(&str, &str)],
+    ) -> Response {
+        let mut params = vec![
+            ("grant_type", "password"),
+            ("client_id", app.0),
+            ("client_secret", app.1),
+            ("username", username),
+            ("password", password),
+        ];
+        params.extend_from_slice(extra);
+        self.token_request(&params).await
+    }
+
+    /// Sends `body` as it is, with the given content type.
+    pub async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        content_type: &str,
+        body: impl Into<reqwest::Body>,
+    ) -> (StatusCode, Value) {
+        let response = self
+            .request(method, path, token)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .await
+            .expect("the server answers");
+        json(response).await
+    }
+
     /// A password-grant token of the demo owner through the demo app.
     pub async fn owner_token(&self) -> String {
         self.password_token(
@@ -289,17 +327,12 @@ impl TestServer {
         password: &str,
         scope: Option<&str>,
     ) -> String {
-        let mut params = vec![
-            ("grant_type", "password"),
-            ("client_id", self.demo.app.client_id.as_str()),
-            ("client_secret", self.demo.app.client_secret.as_str()),
-            ("username", username),
-            ("password", password),
-        ];
-        if let Some(scope) = scope {
-            params.push(("scope", scope));
-        }
-        access_token(self.token_request(&params).await).await
+        let app = (
+            self.demo.app.client_id.as_str(),
+            self.demo.app.client_secret.as_str(),
+        );
+        let extra: Vec<(&str, &str)> = scope.map(|s| ("scope", s)).into_iter().collect();
+        access_token(self.password_grant(app, username, password, &extra).await).await
     }
 
     pub async fn client_credentials_token(
@@ -413,6 +446,16 @@ pub async fn json(response: Response) -> (StatusCode, Value) {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
     };
     (status, body)
+}
+
+/// Asserts an error answer's status and `error` code.
+pub fn assert_error(answer: &(StatusCode, Value), status: StatusCode, code: &str) {
+    assert_eq!(
+        (answer.0, answer.1["error"].as_str()),
+        (status, Some(code)),
+        "{}",
+        answer.1
+    );
 }
 
 /// The fields named in a 422 body.

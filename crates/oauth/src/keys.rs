@@ -23,7 +23,7 @@ pub struct KeyRing {
     keys: RwLock<Keys>,
     db: Database,
     configured: bool,
-    last_reload: Mutex<Instant>,
+    last_reload: Mutex<Option<Instant>>,
 }
 
 /// How often an unknown `kid` may trigger a reload (another node may have made a key).
@@ -52,23 +52,14 @@ impl KeyRing {
             keys: RwLock::new(keys),
             db,
             configured: configured.is_some(),
-            last_reload: Mutex::new(Instant::now()),
+            last_reload: Mutex::new(None),
         })
     }
 
     async fn from_database(db: &Database, clock: &dyn Clock) -> storage::Result<Keys> {
         let mut stored = signing_keys::active(db).await?;
         if stored.is_empty() {
-            let kid = secrets::random_token(12);
-            let mut tx = db.begin().await?;
-            signing_keys::insert(
-                &mut tx,
-                &kid,
-                &secrets::random_bytes(KEY_BYTES),
-                clock.now(),
-            )
-            .await?;
-            tx.commit().await?;
+            create_key(db, clock).await?;
             stored = signing_keys::active(db).await?;
         }
         let newest = stored
@@ -82,6 +73,17 @@ impl KeyRing {
                 .map(|k| (k.kid.clone(), DecodingKey::from_secret(&k.secret)))
                 .collect(),
         })
+    }
+
+    /// Re-reads the keys from the database, so that a key made by `commerce keys rotate`
+    /// starts signing and a retired one stops verifying. Configured keys never change.
+    pub async fn refresh(&self, clock: &dyn Clock) -> storage::Result<()> {
+        if self.configured {
+            return Ok(());
+        }
+        let fresh = Self::from_database(&self.db, clock).await?;
+        *self.keys.write().expect("key ring lock is never poisoned") = fresh;
+        Ok(())
     }
 
     /// The id and key that sign new tokens.
@@ -98,9 +100,8 @@ impl KeyRing {
         if self.configured || !self.reload_due() {
             return None;
         }
-        match Self::from_database(&self.db, clock).await {
-            Ok(fresh) => *self.keys.write().expect("key ring lock is never poisoned") = fresh,
-            Err(err) => tracing::warn!(error = %err, "could not reload signing keys"),
+        if let Err(err) = self.refresh(clock).await {
+            tracing::warn!(error = %err, "could not reload signing keys");
         }
         self.lookup(kid)
     }
@@ -119,10 +120,52 @@ impl KeyRing {
             .last_reload
             .lock()
             .expect("reload lock is never poisoned");
-        if last.elapsed() < RELOAD_INTERVAL {
+        if last.is_some_and(|at| at.elapsed() < RELOAD_INTERVAL) {
             return false;
         }
-        *last = Instant::now();
+        *last = Some(Instant::now());
         true
     }
+}
+
+/// Makes a new signing key; being the newest, it signs from the next refresh on.
+/// Returns its id.
+pub async fn create_key(db: &Database, clock: &dyn Clock) -> storage::Result<String> {
+    let kid = secrets::random_token(12);
+    let mut tx = db.begin().await?;
+    signing_keys::insert(
+        &mut tx,
+        &kid,
+        &secrets::random_bytes(KEY_BYTES),
+        clock.now(),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(kid)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RetireError {
+    #[error("no active signing key has the id {0}")]
+    Unknown(String),
+    #[error("{0} is the only active signing key; rotate first")]
+    LastKey(String),
+    #[error(transparent)]
+    Storage(#[from] storage::Error),
+}
+
+/// Retires a key: tokens it signed stop verifying once nodes refresh. The last active
+/// key cannot be retired (nothing would sign).
+pub async fn retire_key(db: &Database, kid: &str, clock: &dyn Clock) -> Result<(), RetireError> {
+    let active = signing_keys::active(db).await?;
+    if !active.iter().any(|k| k.kid == kid) {
+        return Err(RetireError::Unknown(kid.to_owned()));
+    }
+    if active.len() == 1 {
+        return Err(RetireError::LastKey(kid.to_owned()));
+    }
+    let mut tx = db.begin().await?;
+    signing_keys::retire(&mut tx, kid, clock.now()).await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -42,4 +42,9 @@ impl AuthService {
     pub fn config(&self) -> &AuthConfig {
         &self.config
     }
+
+    /// Picks up rotated and retired signing keys.
+    pub async fn refresh_keys(&self) -> storage::Result<()> {
+        self.keys.refresh(self.clock.as_ref()).await
+    }
 }

@@ -48,6 +48,27 @@ enum Command {
         #[command(subcommand)]
         command: UsersCommand,
     },
+    /// Manage the keys that sign access tokens.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// List the active signing keys, newest (the one that signs) first.
+    List(DatabaseArgs),
+    /// Make a new signing key; every node signs with it within a minute. Older keys keep
+    /// verifying the tokens they signed until retired.
+    Rotate(DatabaseArgs),
+    /// Retire a key: tokens it signed stop working on every node within a minute.
+    Retire {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[arg(long)]
+        kid: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -250,6 +271,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Keys { command } => keys_command(command, &file).await,
         Command::Users {
             command: UsersCommand::Create(args),
         } => {
@@ -278,6 +300,28 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result<()> {
+    match command {
+        KeysCommand::List(database) => {
+            let db = serve::open_database(&database_only(database, file)).await?;
+            for key in storage::signing_keys::active(&db).await? {
+                println!("{}  created {}", key.kid, key.created_on);
+            }
+        }
+        KeysCommand::Rotate(database) => {
+            let db = serve::open_database(&database_only(database, file)).await?;
+            let kid = oauth::keys::create_key(&db, &SystemClock).await?;
+            println!("{kid}");
+        }
+        KeysCommand::Retire { database, kid } => {
+            let db = serve::open_database(&database_only(database, file)).await?;
+            oauth::keys::retire_key(&db, &kid, &SystemClock).await?;
+            println!("retired {kid}");
+        }
+    }
+    Ok(())
 }
 
 fn database_only(args: DatabaseArgs, file: &FileConfig) -> ServeConfig {

@@ -79,20 +79,22 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .trim_end_matches('/')
         .to_owned();
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let auth = AuthService::new(
-        db.clone(),
-        AuthConfig {
-            issuer: public_url.clone(),
-            access_token_ttl: config.access_token_ttl,
-        },
-        config.signing_key.clone(),
-        clock.clone(),
-    )
-    .await
-    .context("cannot load the token signing keys")?;
+    let auth = Arc::new(
+        AuthService::new(
+            db.clone(),
+            AuthConfig {
+                issuer: public_url.clone(),
+                access_token_ttl: config.access_token_ttl,
+            },
+            config.signing_key.clone(),
+            clock.clone(),
+        )
+        .await
+        .context("cannot load the token signing keys")?,
+    );
     let state = AppState::new(
         db.clone(),
-        Arc::new(auth),
+        auth.clone(),
         clock.clone(),
         ApiConfig {
             public_url: public_url.clone(),
@@ -106,14 +108,17 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     );
     let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
-    let sweeper = tokio::spawn(sweep_idempotency_keys(db.clone(), clock));
+    let background = [
+        tokio::spawn(sweep_idempotency_keys(db.clone(), clock)),
+        tokio::spawn(refresh_signing_keys(auth)),
+    ];
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = shutdown_rx.await;
             })
             .await;
-        sweeper.abort();
+        background.iter().for_each(JoinHandle::abort);
         served.context("the HTTP server failed")
     });
     tracing::info!(%addr, %public_url, backend = db.backend().as_str(), "serving");
@@ -145,6 +150,19 @@ async fn sweep_idempotency_keys(db: Database, clock: Arc<dyn Clock>) {
             Ok(0) => {}
             Ok(n) => tracing::info!(deleted = n, "expired idempotency keys deleted"),
             Err(err) => tracing::warn!(error = %err, "could not delete expired idempotency keys"),
+        }
+    }
+}
+
+/// Every node re-reads the signing keys each minute, so a rotated key starts signing and
+/// a retired one stops verifying everywhere without a restart.
+async fn refresh_signing_keys(auth: Arc<AuthService>) {
+    let mut interval = tokio::time::interval(Duration::from_secs(60));
+    interval.tick().await;
+    loop {
+        interval.tick().await;
+        if let Err(err) = auth.refresh_keys().await {
+            tracing::warn!(error = %err, "could not refresh the signing keys");
         }
     }
 }

@@ -47,3 +47,16 @@ pub async fn insert(tx: &mut Tx, kid: &str, secret: &[u8], now: Timestamp) -> Re
     })?;
     Ok(())
 }
+
+/// Stops a key from signing or verifying; whether an unretired key with that id existed.
+pub async fn retire(tx: &mut Tx, kid: &str, now: Timestamp) -> Result<bool> {
+    let changed = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query("UPDATE signing_keys SET retired_on = $2 WHERE kid = $1 AND retired_on IS NULL")
+            .bind(kid)
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
+    })?;
+    Ok(changed == 1)
+}

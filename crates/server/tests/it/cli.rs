@@ -19,6 +19,7 @@ on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
     apps_and_users_created_on_the_command_line_work,
     a_request_in_flight_when_sigterm_arrives_completes,
+    signing_keys_rotate_and_retire_across_nodes,
 );
 
 struct Run {
@@ -408,4 +409,92 @@ async fn quick_start_serves_demo_data_on_the_embedded_database() {
     let (mut again, _, printed) = spawn_serve(&["--demo"], dir.path()).await;
     assert!(!printed.iter().any(|l| l.contains("owner:")), "{printed:?}");
     again.kill().await.unwrap();
+}
+
+/// The `kid` in a token's header.
+fn kid_of(token: &str) -> String {
+    use base64::Engine;
+    let header = token.split('.').next().unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header)
+        .unwrap();
+    let header: Value = serde_json::from_slice(&bytes).unwrap();
+    header["kid"].as_str().unwrap().to_owned()
+}
+
+/// One node of a deployment: all share the database and the public URL (the issuer).
+async fn node(db: &Arc<TestDb>) -> TestServer {
+    let mut config = server::ServeConfig::defaults();
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.database_url = db.url.clone();
+    config.public_url = Some("http://commerce.test".into());
+    TestServer::start_on(db.clone(), config).await
+}
+
+async fn signing_keys_rotate_and_retire_across_nodes(backend: Backend) {
+    let Some(db) = TestDb::create(backend).await else {
+        return;
+    };
+    let db = Arc::new(db);
+    let first = node(&db).await;
+    let old_token = first.owner_token().await;
+    let old_kid = kid_of(&old_token);
+
+    let rotated = commerce(&["keys", "rotate", "--database-url", &db.url]).await;
+    assert!(rotated.ok, "{}", rotated.stderr);
+    let new_kid = rotated.stdout.trim().to_owned();
+    assert_ne!(new_kid, old_kid);
+    let listed = commerce(&["keys", "list", "--database-url", &db.url]).await;
+    assert!(
+        listed.stdout.lines().next().unwrap().starts_with(&new_kid),
+        "newest first: {}",
+        listed.stdout
+    );
+
+    // A node started now signs with the new key; the old node verifies its tokens, and
+    // the old key's tokens keep working everywhere.
+    let second = node(&db).await;
+    let new_token = second.owner_token().await;
+    assert_eq!(kid_of(&new_token), new_kid);
+    for (s, token) in [
+        (&first, &new_token),
+        (&second, &old_token),
+        (&first, &old_token),
+    ] {
+        assert_eq!(
+            s.get("/v2", token).send().await.unwrap().status(),
+            StatusCode::OK
+        );
+    }
+
+    // Retiring the old key ends its tokens.
+    let retired = commerce(&[
+        "keys",
+        "retire",
+        "--kid",
+        &old_kid,
+        "--database-url",
+        &db.url,
+    ])
+    .await;
+    assert!(retired.ok, "{}", retired.stderr);
+    let third = node(&db).await;
+    assert_eq!(
+        third.get("/v2", &old_token).send().await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        third.get("/v2", &new_token).send().await.unwrap().status(),
+        StatusCode::OK
+    );
+    // The last key cannot go, and unknown keys are named.
+    for kid in [new_kid.as_str(), "no-such-key"] {
+        let run = commerce(&["keys", "retire", "--kid", kid, "--database-url", &db.url]).await;
+        assert!(!run.ok);
+        assert!(
+            run.stderr.starts_with("error: ") && run.stderr.lines().count() == 1,
+            "{}",
+            run.stderr
+        );
+    }
 }

@@ -232,7 +232,7 @@ impl TestServer {
             .await
             .expect("demo data");
         Self {
-            url: running.public_url.clone(),
+            url: format!("http://{}", running.addr),
             demo,
             client: Client::builder()
                 .redirect(reqwest::redirect::Policy::none())

@@ -2,7 +2,7 @@
 //! conditional requests, authentication, rate limits, idempotency, metrics); each area
 //! (`root`, `sellers`, `shops`) has its router, representations and input rules.
 
-pub mod kernel;
+mod kernel;
 mod rels;
 
 mod docs;

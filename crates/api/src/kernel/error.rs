@@ -147,6 +147,7 @@ impl ApiError {
         Self::validation(FieldErrors::single(field, message))
     }
 
+    #[cfg(test)]
     pub fn status(&self) -> StatusCode {
         self.status
     }

@@ -105,12 +105,6 @@ pub enum Patch<T> {
     Value(T),
 }
 
-impl<T> Patch<T> {
-    pub fn is_absent(&self) -> bool {
-        matches!(self, Patch::Absent)
-    }
-}
-
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(match Option::<T>::deserialize(deserializer)? {

@@ -1,0 +1,72 @@
+//! The benchmark's command line: how long, how hard and against which databases to run.
+
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bench",
+    about = "Measures the commerce server, started as a child process, over loopback"
+)]
+pub struct Args {
+    /// Seconds each scenario is measured for.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub duration: u64,
+    /// Seconds each scenario runs before measuring.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u64,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub concurrency: u32,
+    /// The databases to run the server on.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Both)]
+    pub backend: BackendChoice,
+    /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
+    #[arg(
+        long,
+        env = "COMMERCE_BENCH_POSTGRES_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    pub postgres_url: String,
+}
+
+impl Args {
+    pub fn duration(&self) -> Duration {
+        Duration::from_secs(self.duration)
+    }
+
+    pub fn warmup(&self) -> Duration {
+        Duration::from_secs(self.warmup)
+    }
+
+    pub fn backends(&self) -> &'static [Backend] {
+        match self.backend {
+            BackendChoice::Sqlite => &[Backend::Sqlite],
+            BackendChoice::Postgres => &[Backend::Postgres],
+            BackendChoice::Both => &[Backend::Sqlite, Backend::Postgres],
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    Sqlite,
+    Postgres,
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! The plain-text report: the machine and settings, then one aligned table per backend.
+
+use crate::args::{Args, Backend};
+use crate::scenarios::{Measured, Run};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// The facts needed to compare runs across machines.
+pub fn print_header(args: &Args) {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu = cpu_model().unwrap_or_else(|| "unknown CPU".into());
+    println!("commerce benchmark");
+    println!("machine:     {cores} cores, {cpu}");
+    println!(
+        "settings:    duration {}s, warmup {}s, concurrency {}",
+        args.duration, args.warmup, args.concurrency
+    );
+    println!("server:      a separate process of this build, over loopback HTTP/1.1 keep-alive");
+}
+
+pub fn print_run(backend: Backend, pid: u32, run: &Run) {
+    println!();
+    println!(
+        "backend {} (server pid {pid}, total peak {} MiB)",
+        backend.name(),
+        mib(run.peak_memory)
+    );
+    println!(
+        "{:<14} {:>8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>6}",
+        "scenario", "bytes", "req/s", "p50 ms", "p99 ms", "peak MiB", "errors", "ratio"
+    );
+    for scenario in &run.scenarios {
+        println!(
+            "{:<14} {:>8} {:>10.1} {:>8.2} {:>8.2} {:>9} {:>7} {:>6}",
+            scenario.name,
+            scenario.body_bytes,
+            scenario.outcome.requests_per_second(),
+            scenario.outcome.quantile_ms(0.5),
+            scenario.outcome.quantile_ms(0.99),
+            mib(scenario.peak_memory),
+            scenario.outcome.errors,
+            ratio(scenario, &run.scenarios),
+        );
+    }
+    let failed: Vec<_> = run
+        .scenarios
+        .iter()
+        .filter(|s| s.outcome.errors > 0)
+        .collect();
+    for scenario in &failed {
+        println!(
+            "!!! ERRORS in {}: {} of {} requests failed; first: {}",
+            scenario.name,
+            scenario.outcome.errors,
+            scenario.outcome.errors + scenario.outcome.ok,
+            scenario.outcome.first_error.as_deref().unwrap_or("unknown")
+        );
+    }
+    if !failed.is_empty() {
+        println!("!!! THIS RUN HAD ERRORS: its figures are not trustworthy");
+    }
+}
+
+/// Requests per second relative to the static baseline of the same size.
+fn ratio(scenario: &Measured, all: &[Measured]) -> String {
+    let baseline = all
+        .iter()
+        .find(|s| s.name == scenario.baseline)
+        .map(|s| s.outcome.requests_per_second())
+        .filter(|rps| *rps > 0.0);
+    match baseline {
+        Some(rps) => format!("{:.2}", scenario.outcome.requests_per_second() / rps),
+        None => "-".into(),
+    }
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "-".into(), |b| format!("{:.1}", b as f64 / MIB))
+}
+
+fn cpu_model() -> Option<String> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("model name"))?;
+    Some(line.split_once(':')?.1.trim().to_owned())
+}

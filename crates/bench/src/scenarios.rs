@@ -1,0 +1,209 @@
+//! What is measured: the API requests and the static baselines of the same size they are
+//! compared with, each warmed up, then measured while the server's peak memory is tracked.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail, ensure};
+use reqwest::header::{ETAG, HeaderValue, IF_NONE_MATCH};
+use reqwest::{Client, Request, StatusCode};
+use serde::Deserialize;
+
+use crate::args::Args;
+use crate::load::{self, Outcome, Target};
+use crate::process::{DemoData, Server};
+
+/// Bounds every request, so that every load loop ends near its deadline.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One measured scenario.
+pub struct Measured {
+    pub name: &'static str,
+    /// The scenario this one is divided by.
+    pub baseline: &'static str,
+    pub body_bytes: usize,
+    pub outcome: Outcome,
+    /// The server's peak resident memory during the scenario, in bytes.
+    pub peak_memory: Option<u64>,
+}
+
+/// Every scenario on one server.
+pub struct Run {
+    pub scenarios: Vec<Measured>,
+    /// The server's peak resident memory since it started, in bytes.
+    pub peak_memory: Option<u64>,
+}
+
+struct Scenario {
+    name: &'static str,
+    baseline: &'static str,
+    path: String,
+    if_none_match: Option<HeaderValue>,
+    expect: StatusCode,
+}
+
+pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
+    let client = Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .pool_max_idle_per_host(args.concurrency as usize)
+        .build()
+        .context("build the HTTP client")?;
+    let api = Api {
+        client: &client,
+        base: &server.url,
+        token: &token(&client, &server.url, demo).await?,
+    };
+    let shop_id = demo.shops.first().context("the demo data has no shop")?.id;
+    let shop_path = format!("/v2/shops/{shop_id}");
+    let (root_bytes, _) = api.probe("/v2").await?;
+    let (shop_bytes, shop_etag) = api.probe(&shop_path).await?;
+    let scenarios = [
+        Scenario::ok("root", "baseline_root", "/v2".into()),
+        Scenario::ok("shop", "baseline_shop", shop_path.clone()),
+        Scenario {
+            name: "shop_304",
+            baseline: "baseline_shop",
+            path: shop_path,
+            if_none_match: Some(shop_etag),
+            expect: StatusCode::NOT_MODIFIED,
+        },
+        Scenario::ok(
+            "baseline_root",
+            "baseline_root",
+            format!("/v2/_bench/baseline?bytes={root_bytes}"),
+        ),
+        Scenario::ok(
+            "baseline_shop",
+            "baseline_shop",
+            format!("/v2/_bench/baseline?bytes={shop_bytes}"),
+        ),
+    ];
+
+    // What starting, seeding and the probes took, before the first reset.
+    let mut peak_memory = server.peak_memory();
+    let mut measured = Vec::with_capacity(scenarios.len());
+    for scenario in scenarios {
+        let target = Target {
+            request: api.request(&scenario.path, scenario.if_none_match.as_ref())?,
+            expect: scenario.expect,
+        };
+        let body_bytes = api
+            .check(&target)
+            .await
+            .with_context(|| format!("scenario {} does not answer as expected", scenario.name))?;
+        server.reset_peak_memory();
+        load::run(&client, &target, args.concurrency, args.warmup()).await?;
+        let outcome = load::run(&client, &target, args.concurrency, args.duration()).await?;
+        let scenario_peak = server.peak_memory();
+        peak_memory = peak_memory.max(scenario_peak);
+        measured.push(Measured {
+            name: scenario.name,
+            baseline: scenario.baseline,
+            body_bytes,
+            outcome,
+            peak_memory: scenario_peak,
+        });
+    }
+    Ok(Run {
+        scenarios: measured,
+        peak_memory,
+    })
+}
+
+impl Scenario {
+    fn ok(name: &'static str, baseline: &'static str, path: String) -> Self {
+        Self {
+            name,
+            baseline,
+            path,
+            if_none_match: None,
+            expect: StatusCode::OK,
+        }
+    }
+}
+
+/// An access token for the demo owner, by the password grant.
+async fn token(client: &Client, base: &str, demo: &DemoData) -> Result<String> {
+    #[derive(Deserialize)]
+    struct TokenResponse {
+        access_token: String,
+    }
+    let response = client
+        .post(format!("{base}/oauth/token"))
+        .form(&[
+            ("grant_type", "password"),
+            ("username", demo.user.email.as_str()),
+            ("password", demo.user.password.as_str()),
+            ("client_id", demo.app.client_id.as_str()),
+            ("client_secret", demo.app.client_secret.as_str()),
+        ])
+        .send()
+        .await
+        .context("request a token")?;
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        bail!("the token endpoint answered {status}: {body}");
+    }
+    let token: TokenResponse = response.json().await.context("parse the token response")?;
+    Ok(token.access_token)
+}
+
+/// Authenticated requests to one server.
+struct Api<'a> {
+    client: &'a Client,
+    base: &'a str,
+    token: &'a str,
+}
+
+impl Api<'_> {
+    fn request(&self, path: &str, if_none_match: Option<&HeaderValue>) -> Result<Request> {
+        let mut builder = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(self.token);
+        if let Some(etag) = if_none_match {
+            builder = builder.header(IF_NONE_MATCH, etag.clone());
+        }
+        builder.build().with_context(|| format!("build GET {path}"))
+    }
+
+    /// GETs `path` once, expecting 200 with an ETag: the body's length and the ETag.
+    async fn probe(&self, path: &str) -> Result<(usize, HeaderValue)> {
+        let response = self
+            .client
+            .execute(self.request(path, None)?)
+            .await
+            .with_context(|| format!("GET {path}"))?;
+        let status = response.status();
+        let etag = response.headers().get(ETAG).cloned();
+        let body = response
+            .bytes()
+            .await
+            .with_context(|| format!("GET {path}"))?;
+        ensure!(
+            status == StatusCode::OK,
+            "GET {path} answered {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+        let etag = etag.with_context(|| format!("GET {path} has no ETag"))?;
+        Ok((body.len(), etag))
+    }
+
+    /// Sends the target once and checks the status: the body's length.
+    async fn check(&self, target: &Target) -> Result<usize> {
+        let request = target
+            .request
+            .try_clone()
+            .context("the request cannot be cloned")?;
+        let response = self.client.execute(request).await?;
+        let status = response.status();
+        let body = response.bytes().await?;
+        ensure!(
+            status == target.expect,
+            "answered {status}, expected {}: {}",
+            target.expect,
+            String::from_utf8_lossy(&body)
+        );
+        Ok(body.len())
+    }
+}

@@ -32,17 +32,23 @@ struct RootFields {
 }
 
 pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
-    let user = match auth.user_id() {
-        Some(id) => users::find(&state.db, id).await?,
-        None => None,
+    // Three independent reads, run side by side on separate connections.
+    let user = async {
+        match auth.user_id() {
+            Some(id) => users::find(&state.db, id).await,
+            None => Ok(None),
+        }
     };
-    let (sellers, shops) = match auth.tenant() {
-        Some(tenant) => (
-            sellers::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT).await?,
-            shops::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT).await?,
-        ),
-        None => (Vec::new(), Vec::new()),
+    let embedded = async {
+        match auth.tenant() {
+            Some(tenant) => tokio::try_join!(
+                sellers::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT),
+                shops::first_of_tenant(&state.db, tenant, EMBEDDED_LIMIT),
+            ),
+            None => Ok((Vec::new(), Vec::new())),
+        }
     };
+    let (user, (sellers, shops)) = tokio::try_join!(user, embedded)?;
     let fields = RootFields {
         user_name: user.as_ref().map(|u| u.name.clone()),
         email: user.as_ref().map(|u| u.email.clone()),

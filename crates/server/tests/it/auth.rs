@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{Backend, TestServer, expect_error, json};
 
 on_both_backends!(
     missing_malformed_and_foreign_tokens_are_refused,
@@ -175,10 +175,7 @@ async fn readonly_role_caps_an_admin_token(backend: Backend) {
         )
         .await;
     let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_scope"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_scope");
     // ...and `admin` means only what the role allows.
     let token = s
         .password_token("reader@demo.example", "reader-password-1", Some("admin"))
@@ -349,8 +346,5 @@ async fn seller_bound_token_sees_one_seller(backend: Backend) {
         )
         .await;
     let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_request"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_request");
 }

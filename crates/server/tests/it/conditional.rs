@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{Backend, TestServer, expect_error, json};
 
 on_both_backends!(
     unchanged_resources_answer_304,
@@ -136,9 +136,11 @@ async fn if_match_guards_writes(backend: Backend) {
         .await
         .unwrap();
     let (status, body) = json(refused).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::PRECONDITION_FAILED, Some("precondition_failed"))
+    expect_error(
+        status,
+        &body,
+        StatusCode::PRECONDITION_FAILED,
+        "precondition_failed",
     );
     let (_, shop) = json(s.get(&path, &token).send().await.unwrap()).await;
     assert_eq!(shop["name"], "Demo Store", "nothing changed");

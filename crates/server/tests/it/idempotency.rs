@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, json};
+use crate::support::{Backend, TestServer, error_fields, expect_error, json};
 
 on_both_backends!(replays_create_only_one_and_refuse_a_different_request);
 
@@ -115,9 +115,11 @@ async fn replays_create_only_one_and_refuse_a_different_request(backend: Backend
     for key in [long.as_str(), "has space"] {
         let (status, body) =
             json(post(&s, &token, key, json!({"subdomain": "never", "name": "x"})).await).await;
-        assert_eq!(
-            (status, body["error"].as_str()),
-            (StatusCode::BAD_REQUEST, Some("invalid_idempotency_key"))
+        expect_error(
+            status,
+            &body,
+            StatusCode::BAD_REQUEST,
+            "invalid_idempotency_key",
         );
     }
 }

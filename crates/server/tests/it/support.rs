@@ -450,11 +450,15 @@ pub async fn json(response: Response) -> (StatusCode, Value) {
 
 /// Asserts an error answer's status and `error` code.
 pub fn assert_error(answer: &(StatusCode, Value), status: StatusCode, code: &str) {
+    expect_error(answer.0, &answer.1, status, code);
+}
+
+/// Asserts that `body`, answered with `status`, is the error `code` with `expected` status.
+pub fn expect_error(status: StatusCode, body: &Value, expected: StatusCode, code: &str) {
     assert_eq!(
-        (answer.0, answer.1["error"].as_str()),
-        (status, Some(code)),
-        "{}",
-        answer.1
+        (status, body["error"].as_str()),
+        (expected, Some(code)),
+        "{body}"
     );
 }
 

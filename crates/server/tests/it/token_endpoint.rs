@@ -5,7 +5,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{Backend, TestServer, expect_error, json};
 
 on_both_backends!(
     client_credentials_by_body_and_by_basic,
@@ -112,20 +112,14 @@ async fn client_credentials_by_body_and_by_basic(backend: Backend) {
         Some((&id, &secret)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_scope"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_scope");
     let (status, _, body) = post_form(
         &s,
         "grant_type=client_credentials&scope=galaxy.read",
         Some((&id, &secret)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_scope"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_scope");
 }
 
 async fn client_authentication_failures(backend: Backend) {
@@ -149,10 +143,7 @@ async fn client_authentication_failures(backend: Backend) {
     // Unknown client over Basic: the same.
     let (status, _, body) =
         post_form(&s, "grant_type=client_credentials", Some(("nobody", "x"))).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
-    );
+    expect_error(status, &body, StatusCode::UNAUTHORIZED, "invalid_client");
     // Wrong secret in the body: 400 without a challenge.
     let (status, headers, body) = post_form(
         &s,
@@ -160,17 +151,11 @@ async fn client_authentication_failures(backend: Backend) {
         None,
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_client"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_client");
     assert!(headers.get("www-authenticate").is_none());
     // No client authentication at all.
     let (status, _, body) = post_form(&s, "grant_type=client_credentials", None).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_client"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_client");
     // Two methods at once.
     let (status, _, body) = post_form(
         &s,
@@ -178,10 +163,7 @@ async fn client_authentication_failures(backend: Backend) {
         Some((&id, &secret)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_request"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_request");
     // Credentials in the query string never get a token.
     let response = s
         .client
@@ -193,10 +175,7 @@ async fn client_authentication_failures(backend: Backend) {
         .await
         .unwrap();
     let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_request"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_request");
     // A client not allowed the grant.
     let (pw_id, pw_secret) = s
         .register_app(Some(s.demo.account_id), "shops.read", "password", true)
@@ -207,9 +186,11 @@ async fn client_authentication_failures(backend: Backend) {
         Some((&pw_id, &pw_secret)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("unauthorized_client"))
+    expect_error(
+        status,
+        &body,
+        StatusCode::BAD_REQUEST,
+        "unauthorized_client",
     );
 }
 
@@ -268,18 +249,17 @@ async fn password_grant_rules(backend: Backend) {
         Some((&app.0, &app.1)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_request"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_request");
     // Untrusted apps may not use it.
     let (id, secret) = s
         .register_app(Some(s.demo.account_id), "admin", "password", false)
         .await;
     let (status, _, body) = post_form(&s, &form(&user.0, &user.1), Some((&id, &secret))).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("unauthorized_client"))
+    expect_error(
+        status,
+        &body,
+        StatusCode::BAD_REQUEST,
+        "unauthorized_client",
     );
     // An app of another account cannot sign in this account's users.
     let db = storage::Database::connect(&s.db.url, &storage::StoreOptions::default())
@@ -293,10 +273,7 @@ async fn password_grant_rules(backend: Backend) {
         Some((&other.app.client_id, &other.app.client_secret)),
     )
     .await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_grant"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_grant");
 }
 
 async fn malformed_token_requests(backend: Backend) {
@@ -355,17 +332,11 @@ async fn malformed_token_requests(backend: Backend) {
         .await
         .unwrap();
     let (status, body) = json(response).await;
-    assert_eq!(
-        (status, body["error"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("invalid_request"))
-    );
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_request");
     // A NUL in Basic credentials is a failed client authentication, not a server error.
     let (status, _, answer) =
         post_form(&s, "grant_type=client_credentials", Some(("a\0b", "c"))).await;
-    assert_eq!(
-        (status, answer["error"].as_str()),
-        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
-    );
+    expect_error(status, &answer, StatusCode::UNAUTHORIZED, "invalid_client");
     // Only POST.
     let response = s.client.get(s.url("/oauth/token")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);

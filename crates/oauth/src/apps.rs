@@ -5,6 +5,7 @@ use storage::apps::{self, App, NewApp};
 use storage::{Database, Tx};
 
 use crate::grant::GrantType;
+use crate::secret_box::SecretBox;
 use crate::secrets;
 
 #[derive(Clone, Debug)]
@@ -15,21 +16,27 @@ pub struct AppRegistration {
     pub grants: Vec<GrantType>,
     pub redirect_uris: Vec<String>,
     pub trusted: bool,
+    /// A browser or native app that cannot keep a secret: it gets none and must use PKCE.
+    pub public: bool,
 }
 
-/// A new app and its secret, which is shown this once and stored only as a digest.
+/// A new app and its secret, shown this once: it is stored as a digest (to authenticate
+/// the client) and sealed (to verify the assertions it signs).
 pub struct RegisteredApp {
     pub app: App,
-    pub client_secret: String,
+    /// `None` for public clients.
+    pub client_secret: Option<String>,
 }
 
 pub async fn register(
     tx: &mut Tx,
+    secret_box: &SecretBox,
     registration: &AppRegistration,
     now: Timestamp,
 ) -> storage::Result<RegisteredApp> {
     let client_id = secrets::random_token(18);
     let client_secret = secrets::random_token(32);
+    let sealed = (!registration.public).then(|| secret_box.seal(client_secret.as_bytes()));
     let grants: Vec<&str> = registration.grants.iter().map(|g| g.as_str()).collect();
     let scopes = registration.scopes.to_string();
     let app = apps::insert(
@@ -43,11 +50,17 @@ pub async fn register(
             grants: &grants,
             scopes: &scopes,
             trusted: registration.trusted,
+            public: registration.public,
+            client_secret_ciphertext: sealed.as_deref(),
+            system_role: None,
         },
         now,
     )
     .await?;
-    Ok(RegisteredApp { app, client_secret })
+    Ok(RegisteredApp {
+        app,
+        client_secret: (!registration.public).then_some(client_secret),
+    })
 }
 
 /// The app whose id and secret these are, compared in constant time.
@@ -63,6 +76,37 @@ pub async fn authenticate(
         .map_or(&[0u8; 32][..], |a| a.client_secret_digest.as_slice());
     let matches = secrets::constant_time_eq(&presented, stored);
     Ok(app.filter(|_| matches))
+}
+
+/// The problems of a registration, field by field.
+pub fn check(registration: &AppRegistration) -> domain::FieldErrors {
+    let mut errors = domain::FieldErrors::new();
+    errors.check("name", domain::validation::text(&registration.name, 200));
+    for uri in &registration.redirect_uris {
+        if let Err(message) = validate_redirect_uri(uri) {
+            errors.add("redirect_uris", format!("{uri} {message}"));
+        }
+    }
+    if registration.scopes.is_empty() {
+        errors.add("scopes", "must name at least one scope");
+    }
+    if registration.grants.is_empty() {
+        errors.add("grants", "must name at least one grant type");
+    }
+    if registration.public
+        && registration.grants.iter().any(|g| {
+            matches!(
+                g,
+                GrantType::ClientCredentials | GrantType::Password | GrantType::JwtBearer
+            )
+        })
+    {
+        errors.add(
+            "grants",
+            "a public client may use only authorization_code, implicit and refresh_token",
+        );
+    }
+    errors
 }
 
 /// A redirect URI an app may register: absolute, without a fragment or whitespace.

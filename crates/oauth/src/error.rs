@@ -10,6 +10,8 @@ pub struct OAuthError {
     pub description: String,
     /// The client authenticated with HTTP Basic, so a client failure is a 401 challenge.
     pub basic_challenge: bool,
+    /// Seconds to wait before trying again (sign-in throttling).
+    pub retry_after: Option<u64>,
 }
 
 impl OAuthError {
@@ -18,7 +20,26 @@ impl OAuthError {
             code,
             description: description.into(),
             basic_challenge: false,
+            retry_after: None,
         }
+    }
+
+    /// Too many failed sign-ins: `slow_down` (RFC 8628's code), 429 with `Retry-After`.
+    pub fn slow_down(retry_after: u64) -> Self {
+        Self {
+            retry_after: Some(retry_after.max(1)),
+            ..Self::new(
+                "slow_down",
+                format!(
+                    "too many failed sign-ins; retry in {} s",
+                    retry_after.max(1)
+                ),
+            )
+        }
+    }
+
+    pub fn unsupported_token_type(description: impl Into<String>) -> Self {
+        Self::new("unsupported_token_type", description)
     }
 
     pub fn invalid_request(description: impl Into<String>) -> Self {
@@ -55,6 +76,7 @@ impl OAuthError {
     pub fn status(&self) -> StatusCode {
         match self.code {
             "invalid_client" if self.basic_challenge => StatusCode::UNAUTHORIZED,
+            "slow_down" => StatusCode::TOO_MANY_REQUESTS,
             "server_error" => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,
         }
@@ -74,6 +96,11 @@ impl IntoResponse for OAuthError {
         let body = json!({"error": self.code, "error_description": self.description});
         let mut response = (status, axum::Json(body)).into_response();
         no_store(&mut response);
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,

@@ -1,20 +1,29 @@
 //! The authorization service: who a bearer token speaks for (verification and the
-//! principal), how tokens are issued (the token endpoint and its grants), and the secrets
-//! behind both (signing keys, client secrets, password hashes).
+//! principal), how tokens are issued (the token endpoint and its grants), revoked and
+//! inspected, and the secrets behind them (signing keys, sealed client secrets, password
+//! hashes, token digests).
 
 pub mod apps;
+mod endpoints;
 mod error;
 pub mod grant;
+mod issue;
 pub mod keys;
 pub mod password;
+pub mod pkce;
 mod principal;
+mod revocation;
+pub mod scope_policy;
+pub mod secret_box;
 pub mod secrets;
 mod service;
-mod token_endpoint;
+mod sign_in;
 pub mod tokens;
 
+pub use endpoints::routes;
 pub use error::OAuthError;
+pub use issue::{TokenAnswer, new_family_id};
 pub use principal::{Principal, Subject};
-pub use service::{AuthConfig, AuthService};
-pub use token_endpoint::routes;
+pub use service::{AuthConfig, AuthService, SignInThrottle, StartError};
+pub use sign_in::SignInError;
 pub use tokens::VerifyError;

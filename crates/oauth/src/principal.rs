@@ -24,7 +24,8 @@ pub struct Principal {
     /// What the token may actually do: the grant expanded and bounded by the user's role.
     pub scopes: ScopeSet,
     pub token_id: String,
-    pub expires_at: Timestamp,
+    /// `None` for personal tokens that never expire.
+    pub expires_at: Option<Timestamp>,
 }
 
 impl Principal {

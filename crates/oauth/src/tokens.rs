@@ -1,4 +1,5 @@
-//! Access tokens: signed JWTs whose claims carry the principal, each recorded by `jti`.
+//! Access tokens and personal access tokens: signed JWTs whose claims carry the principal,
+//! each recorded by `jti` so that it can be revoked, renewed and listed.
 
 use domain::{Role, ScopeSet, Timestamp};
 use jsonwebtoken::{Algorithm, Header, Validation};
@@ -8,13 +9,18 @@ use crate::principal::{Principal, Subject};
 use crate::secrets;
 use crate::service::AuthService;
 
+/// `typ` of personal access tokens.
+pub const PERSONAL: &str = "pat";
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct AccessClaims {
     pub iss: String,
     /// `user:{id}` or `app:{id}`.
     pub sub: String,
     pub iat: i64,
-    pub exp: i64,
+    /// Absent only on personal tokens that never expire.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exp: Option<i64>,
     pub jti: String,
     /// The client id of the app the token was issued to.
     pub cid: String,
@@ -31,6 +37,18 @@ pub struct AccessClaims {
     /// The user's display name, for attributing changes without a lookup.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The refresh-token family or authorization code the token came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fam: Option<String>,
+    /// `pat` on personal access tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typ: Option<String>,
+}
+
+impl AccessClaims {
+    pub fn is_personal(&self) -> bool {
+        self.typ.as_deref() == Some(PERSONAL)
+    }
 }
 
 /// Why a bearer token was refused.
@@ -38,11 +56,14 @@ pub struct AccessClaims {
 pub enum VerifyError {
     #[error("the access token expired")]
     Expired,
+    #[error("the access token was revoked")]
+    Revoked,
     #[error("the access token is malformed or its signature does not verify")]
     Invalid,
 }
 
-/// What a new token is for.
+/// Whom a new token is for and what it may do.
+#[derive(Clone, Debug)]
 pub struct TokenGrant {
     pub subject: Subject,
     pub user_name: Option<String>,
@@ -51,27 +72,49 @@ pub struct TokenGrant {
     pub account_id: Option<i64>,
     pub seller_id: Option<i64>,
     pub scopes: ScopeSet,
+    /// The refresh family or authorization code behind the token, if any.
+    pub family_id: Option<String>,
 }
 
 /// A signed token and the claims it carries.
-pub struct IssuedToken {
+pub struct SignedToken {
     pub token: String,
     pub claims: AccessClaims,
 }
 
 impl AuthService {
     /// Signs an access token for `grant`, valid for the configured lifetime.
-    pub fn sign_access_token(&self, grant: &TokenGrant, now: Timestamp) -> IssuedToken {
+    pub fn sign_access_token(&self, grant: &TokenGrant, now: Timestamp) -> SignedToken {
+        let ttl = i64::try_from(self.config.access_token_ttl.as_secs()).unwrap_or(i64::MAX);
+        self.sign(grant, now, Some(now.as_secs().saturating_add(ttl)), None)
+    }
+
+    /// Signs a personal access token, expiring at `expires` or never.
+    pub fn sign_personal_token(
+        &self,
+        grant: &TokenGrant,
+        now: Timestamp,
+        expires: Option<Timestamp>,
+    ) -> SignedToken {
+        self.sign(grant, now, expires.map(Timestamp::as_secs), Some(PERSONAL))
+    }
+
+    fn sign(
+        &self,
+        grant: &TokenGrant,
+        now: Timestamp,
+        exp: Option<i64>,
+        typ: Option<&str>,
+    ) -> SignedToken {
         let (sub, role) = match grant.subject {
             Subject::User { id, role } => (format!("user:{id}"), Some(role.as_str().to_owned())),
             Subject::App => (format!("app:{}", grant.app_id), None),
         };
-        let ttl = i64::try_from(self.config.access_token_ttl.as_secs()).unwrap_or(i64::MAX);
         let claims = AccessClaims {
             iss: self.config.issuer.clone(),
             sub,
             iat: now.as_secs(),
-            exp: now.as_secs().saturating_add(ttl),
+            exp,
             jti: secrets::random_token(16),
             cid: grant.client_id.clone(),
             app: grant.app_id,
@@ -80,6 +123,8 @@ impl AuthService {
             scope: grant.scopes.to_string(),
             role,
             name: grant.user_name.clone(),
+            fam: grant.family_id.clone(),
+            typ: typ.map(str::to_owned),
         };
         let token = self.keys.with_signing_key(|kid, key| {
             let mut header = Header::new(Algorithm::HS256);
@@ -87,11 +132,11 @@ impl AuthService {
             jsonwebtoken::encode(&header, &claims, key)
                 .expect("HS256 signing of serialisable claims succeeds")
         });
-        IssuedToken { token, claims }
+        SignedToken { token, claims }
     }
 
-    /// Verifies signature, algorithm, issuer and expiry, and builds the principal.
-    pub async fn verify_access_token(&self, token: &str) -> Result<Principal, VerifyError> {
+    /// Checks a token's signature, algorithm and issuer, but not its expiry or revocation.
+    pub async fn decode_token(&self, token: &str) -> Result<AccessClaims, VerifyError> {
         let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
         if header.alg != Algorithm::HS256 {
             return Err(VerifyError::Invalid);
@@ -105,15 +150,30 @@ impl AuthService {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.validate_aud = false;
-        validation.set_issuer(&[&self.config.issuer]);
-        validation.set_required_spec_claims(&["exp", "iss", "sub"]);
-        // Expiry is checked against our clock below, so tests can move time.
+        // Expiry is checked against our clock by the caller; personal tokens may lack one.
         validation.validate_exp = false;
+        validation.set_issuer(&[&self.config.issuer]);
+        validation.set_required_spec_claims(&["iss", "sub"]);
         let claims = jsonwebtoken::decode::<AccessClaims>(token, &key, &validation)
             .map_err(|_| VerifyError::Invalid)?
             .claims;
-        if claims.exp <= self.clock.now().as_secs() {
+        if claims.exp.is_none() && !claims.is_personal() {
+            return Err(VerifyError::Invalid);
+        }
+        Ok(claims)
+    }
+
+    /// Verifies a bearer token completely and builds the principal.
+    pub async fn verify_access_token(&self, token: &str) -> Result<Principal, VerifyError> {
+        let claims = self.decode_token(token).await?;
+        if claims
+            .exp
+            .is_some_and(|exp| exp <= self.clock.now().as_secs())
+        {
             return Err(VerifyError::Expired);
+        }
+        if self.revocations.contains(&claims.jti) {
+            return Err(VerifyError::Revoked);
         }
         principal_from(claims)
     }
@@ -145,6 +205,6 @@ fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
         granted,
         scopes: granted.effective(ceiling),
         token_id: claims.jti,
-        expires_at: Timestamp::from_secs(claims.exp),
+        expires_at: claims.exp.map(Timestamp::from_secs),
     })
 }

@@ -2,9 +2,10 @@
 
 use anyhow::{Context, bail};
 use domain::validation::{FieldErrors, email};
-use domain::{Clock, Role, ScopeSet};
-use oauth::apps::{AppRegistration, RegisteredApp, register, validate_redirect_uri};
+use domain::{Clock, Role};
+use oauth::apps::{AppRegistration, RegisteredApp, register};
 use oauth::password;
+use oauth::secret_box::SecretBox;
 use storage::Database;
 use storage::users::{self, NewUser, User};
 
@@ -61,17 +62,13 @@ pub async fn create_user(
 
 pub async fn create_app(
     db: &Database,
+    secret_box: &SecretBox,
     clock: &dyn Clock,
     registration: &AppRegistration,
 ) -> anyhow::Result<RegisteredApp> {
-    if registration.name.trim().is_empty() {
-        bail!("the app needs a name");
-    }
-    for uri in &registration.redirect_uris {
-        validate_redirect_uri(uri).map_err(|e| anyhow::anyhow!("redirect URI {uri} {e}"))?;
-    }
-    if registration.scopes == ScopeSet::EMPTY {
-        bail!("the app needs at least one scope");
+    let errors = oauth::apps::check(registration);
+    if !errors.is_empty() {
+        bail!("invalid app: {errors}");
     }
     if let Some(account_id) = registration.account_id
         && storage::accounts::find(db, account_id).await?.is_none()
@@ -79,7 +76,7 @@ pub async fn create_app(
         bail!("account {account_id} does not exist");
     }
     let mut tx = db.begin().await?;
-    let registered = register(&mut tx, registration, clock.now())
+    let registered = register(&mut tx, secret_box, registration, clock.now())
         .await
         .context("could not store the app")?;
     tx.commit().await?;

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use domain::{Role, ScopeSet, SystemClock};
 use oauth::apps::AppRegistration;
 use oauth::grant::GrantType;
+use oauth::secret_box::SecretBox;
 use serde_json::json;
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
@@ -76,6 +77,10 @@ struct DatabaseArgs {
     /// sqlite://PATH (created with its folder when missing) or postgres://…
     #[arg(long, env = "COMMERCE_DATABASE_URL")]
     database_url: Option<String>,
+    /// The key (base64, 32 bytes) that seals client secrets at rest; without it a key kept
+    /// in the database is used. Every node and command must use the same one.
+    #[arg(long, env = "COMMERCE_ENCRYPTION_KEY", hide_env_values = true)]
+    encryption_key: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -153,6 +158,9 @@ struct AppCreateArgs {
     /// May use the password grant.
     #[arg(long)]
     trusted: bool,
+    /// A browser or native app: no secret, PKCE required.
+    #[arg(long)]
+    public: bool,
     /// The account the app belongs to (its client-credentials tokens see that account).
     #[arg(long)]
     account: Option<i64>,
@@ -238,8 +246,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if !args.demo {
                 bail!("nothing to seed: pass --demo");
             }
-            let db = serve::open_database(&database_only(args.database, &file)).await?;
-            let data = seed::demo(&db, &SystemClock).await?;
+            let (db, secret_box) = open_sealed(&database_only(args.database, &file)).await?;
+            let data = seed::demo(&db, &secret_box, &SystemClock).await?;
             if args.json {
                 println!("{}", serde_json::to_string(&data)?);
             } else {
@@ -250,7 +258,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Apps {
             command: AppsCommand::Create(args),
         } => {
-            let db = serve::open_database(&database_only(args.database, &file)).await?;
+            let (db, secret_box) = open_sealed(&database_only(args.database, &file)).await?;
             let registration = AppRegistration {
                 name: args.name,
                 account_id: args.account,
@@ -258,16 +266,18 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 grants: GrantType::parse_list(&args.grants).map_err(anyhow::Error::msg)?,
                 redirect_uris: args.redirect_uris,
                 trusted: args.trusted,
+                public: args.public,
             };
-            let app = create_app(&db, &SystemClock, &registration).await?;
+            let app = create_app(&db, &secret_box, &SystemClock, &registration).await?;
             let out = json!({"id": app.app.id, "client_id": app.app.client_id, "client_secret": app.client_secret});
             if args.json {
                 println!("{out}");
             } else {
-                println!(
-                    "client_id:     {}\nclient_secret: {}  (shown once)",
-                    app.app.client_id, app.client_secret
-                );
+                println!("client_id:     {}", app.app.client_id);
+                match &app.client_secret {
+                    Some(secret) => println!("client_secret: {secret}  (shown once)"),
+                    None => println!("a public client: no secret; it must use PKCE"),
+                }
             }
             Ok(())
         }
@@ -329,7 +339,17 @@ fn database_only(args: DatabaseArgs, file: &FileConfig) -> ServeConfig {
     if let Some(url) = args.database_url.or_else(|| file.database_url.clone()) {
         config.database_url = url;
     }
+    config.encryption_key = args.encryption_key.or_else(|| file.encryption_key.clone());
     config
+}
+
+/// The database and the box that seals client secrets in it.
+async fn open_sealed(config: &ServeConfig) -> anyhow::Result<(storage::Database, SecretBox)> {
+    let db = serve::open_database(config).await?;
+    let secret_box = SecretBox::load(&db, config.encryption_key.as_deref())
+        .await
+        .context("cannot load the encryption key")?;
+    Ok((db, secret_box))
 }
 
 fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfig> {
@@ -382,7 +402,10 @@ async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
             );
             None
         } else {
-            Some(seed::demo(&db, &SystemClock).await?)
+            let secret_box = SecretBox::load(&db, config.encryption_key.as_deref())
+                .await
+                .context("cannot load the encryption key")?;
+            Some(seed::demo(&db, &secret_box, &SystemClock).await?)
         }
     } else {
         None

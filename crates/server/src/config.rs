@@ -35,6 +35,8 @@ pub struct ServeConfig {
     pub rate_limit_window: Duration,
     /// Configured token signing secret; otherwise keys are kept in the database.
     pub signing_key: Option<Vec<u8>>,
+    /// The key (base64, 32 bytes) that seals client secrets; otherwise one kept in the database.
+    pub encryption_key: Option<String>,
     pub bench_baseline: bool,
 }
 
@@ -54,6 +56,7 @@ impl ServeConfig {
             rate_limit_quota: 600,
             rate_limit_window: Duration::from_secs(60),
             signing_key: None,
+            encryption_key: None,
             bench_baseline: false,
         }
     }
@@ -73,6 +76,7 @@ pub struct FileConfig {
     pub max_body_bytes: Option<usize>,
     pub rate_limit: Option<String>,
     pub signing_key: Option<String>,
+    pub encryption_key: Option<String>,
 }
 
 impl FileConfig {

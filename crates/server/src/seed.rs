@@ -6,6 +6,7 @@ use domain::shop::Storefront;
 use domain::{Clock, Role, ScopeSet};
 use oauth::apps::AppRegistration;
 use oauth::grant::GrantType;
+use oauth::secret_box::SecretBox;
 use oauth::secrets::random_token;
 use serde::Serialize;
 use storage::shops::ShopSettings;
@@ -54,7 +55,11 @@ fn suffix() -> String {
         .collect()
 }
 
-pub async fn demo(db: &Database, clock: &dyn Clock) -> anyhow::Result<DemoData> {
+pub async fn demo(
+    db: &Database,
+    secret_box: &SecretBox,
+    clock: &dyn Clock,
+) -> anyhow::Result<DemoData> {
     let tag = suffix();
     let now = clock.now();
     let mut tx = db.begin().await?;
@@ -111,6 +116,7 @@ pub async fn demo(db: &Database, clock: &dyn Clock) -> anyhow::Result<DemoData> 
     .await?;
     let app = create_app(
         db,
+        secret_box,
         clock,
         &AppRegistration {
             name: "Demo App".to_owned(),
@@ -119,6 +125,7 @@ pub async fn demo(db: &Database, clock: &dyn Clock) -> anyhow::Result<DemoData> 
             grants: GrantType::ALL.to_vec(),
             redirect_uris: vec!["http://127.0.0.1:8000/callback".to_owned()],
             trusted: true,
+            public: false,
         },
     )
     .await?;
@@ -127,7 +134,7 @@ pub async fn demo(db: &Database, clock: &dyn Clock) -> anyhow::Result<DemoData> 
         user: DemoUser { email, password },
         app: DemoApp {
             client_id: app.app.client_id,
-            client_secret: app.client_secret,
+            client_secret: app.client_secret.unwrap_or_default(),
         },
         sellers: vec![DemoSeller { id: seller.id }],
         shops: demo_shops,

@@ -82,15 +82,13 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     let auth = Arc::new(
         AuthService::new(
             db.clone(),
-            AuthConfig {
-                issuer: public_url.clone(),
-                access_token_ttl: config.access_token_ttl,
-            },
+            AuthConfig::new(public_url.clone(), config.access_token_ttl),
             config.signing_key.clone(),
+            config.encryption_key.as_deref(),
             clock.clone(),
         )
         .await
-        .context("cannot load the token signing keys")?,
+        .context("cannot start the authorization service")?,
     );
     let state = AppState::new(
         db.clone(),
@@ -110,7 +108,8 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let background = [
         tokio::spawn(sweep_idempotency_keys(db.clone(), clock)),
-        tokio::spawn(refresh_signing_keys(auth)),
+        tokio::spawn(refresh_signing_keys(auth.clone())),
+        tokio::spawn(refresh_revocations(auth)),
     ];
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
@@ -163,6 +162,18 @@ async fn refresh_signing_keys(auth: Arc<AuthService>) {
         interval.tick().await;
         if let Err(err) = auth.refresh_keys().await {
             tracing::warn!(error = %err, "could not refresh the signing keys");
+        }
+    }
+}
+
+/// Tokens revoked on other nodes are refused here within a quarter of a second.
+async fn refresh_revocations(auth: Arc<AuthService>) {
+    let mut interval = tokio::time::interval(Duration::from_millis(250));
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        if let Err(err) = auth.refresh_revocations().await {
+            tracing::warn!(error = %err, "could not refresh the revoked tokens");
         }
     }
 }

@@ -20,6 +20,12 @@ pub struct App {
     /// Allowed scopes, comma-separated.
     pub scopes: String,
     pub trusted: bool,
+    /// A public client (a browser or native app) has no secret and must use PKCE.
+    pub public: bool,
+    /// The client secret, encrypted (it verifies JWT bearer assertions).
+    pub client_secret_ciphertext: Option<Vec<u8>>,
+    /// Set on the apps the service keeps for itself (e.g. personal access tokens).
+    pub system_role: Option<String>,
     #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
     #[sqlx(try_from = "i64")]
@@ -38,8 +44,8 @@ impl App {
 
 macro_rules! columns {
     () => {
-        "id, account_id, name, client_id, client_secret_digest, redirect_uris, grants, scopes, trusted, \
-         created_on, updated_on"
+        "id, account_id, name, client_id, client_secret_digest, redirect_uris, grants, scopes, trusted, public, \
+         client_secret_ciphertext, system_role, created_on, updated_on"
     };
 }
 
@@ -52,13 +58,17 @@ pub struct NewApp<'a> {
     pub grants: &'a [&'a str],
     pub scopes: &'a str,
     pub trusted: bool,
+    pub public: bool,
+    pub client_secret_ciphertext: Option<&'a [u8]>,
+    pub system_role: Option<&'a str>,
 }
 
 pub async fn insert(tx: &mut Tx, app: &NewApp<'_>, now: Timestamp) -> Result<App> {
     with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_as::<_, App>(concat!(
             "INSERT INTO oauth_apps (account_id, name, client_id, client_secret_digest, redirect_uris, grants, \
-             scopes, trusted, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING ",
+             scopes, trusted, public, client_secret_ciphertext, system_role, created_on, updated_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ",
             columns!()
         ))
         .bind(app.account_id)
@@ -69,6 +79,9 @@ pub async fn insert(tx: &mut Tx, app: &NewApp<'_>, now: Timestamp) -> Result<App
         .bind(app.grants.join(","))
         .bind(app.scopes)
         .bind(app.trusted)
+        .bind(app.public)
+        .bind(app.client_secret_ciphertext)
+        .bind(app.system_role)
         .bind(now.as_micros())
         .fetch_one(c)
         .await
@@ -85,6 +98,50 @@ pub async fn find_by_client_id(db: &Database, client_id: &str) -> Result<Option<
         ))
         .bind(client_id)
         .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+pub async fn find(db: &Database, id: i64) -> Result<Option<App>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, App>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM oauth_apps WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// The app the service keeps for one of its own roles, if made yet.
+pub async fn find_system(db: &Database, role: &str) -> Result<Option<App>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, App>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM oauth_apps WHERE system_role = $1"
+        ))
+        .bind(role)
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// The apps registered by one account, newest first.
+pub async fn of_account(db: &Database, account_id: i64) -> Result<Vec<App>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, App>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM oauth_apps WHERE account_id = $1 AND system_role IS NULL ORDER BY id DESC"
+        ))
+        .bind(account_id)
+        .fetch_all(c)
         .await
     })
     .map_err(Into::into)

@@ -21,16 +21,30 @@ use crate::error::{Error, Result};
 
 /// Migrations, embedded in the binary. Both backends have the same versions (a test checks
 /// that each list matches its folder).
-const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "foundation",
-    include_str!("../migrations/sqlite/0001_foundation.sql"),
-)];
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "foundation",
-    include_str!("../migrations/postgres/0001_foundation.sql"),
-)];
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "foundation",
+        include_str!("../migrations/sqlite/0001_foundation.sql"),
+    ),
+    (
+        2,
+        "authorization",
+        include_str!("../migrations/sqlite/0002_authorization.sql"),
+    ),
+];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "foundation",
+        include_str!("../migrations/postgres/0001_foundation.sql"),
+    ),
+    (
+        2,
+        "authorization",
+        include_str!("../migrations/postgres/0002_authorization.sql"),
+    ),
+];
 
 fn migrator(list: &'static [(i64, &'static str, &'static str)]) -> Migrator {
     Migrator::with_migrations(

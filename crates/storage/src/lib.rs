@@ -10,10 +10,14 @@ pub mod sql;
 
 pub mod accounts;
 pub mod apps;
+pub mod authorization_codes;
 pub mod events;
 pub mod idempotency;
+pub mod refresh_tokens;
 pub mod sellers;
+pub mod settings;
 pub mod shops;
+pub mod sign_in_failures;
 pub mod signing_keys;
 pub mod tokens;
 pub mod users;

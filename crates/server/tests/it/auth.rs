@@ -197,11 +197,7 @@ async fn accounts_see_nothing_of_each_other(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
     };
-    let db = storage::Database::connect(&s.db.url, &storage::StoreOptions::default())
-        .await
-        .unwrap();
-    let other = server::seed::demo(&db, &domain::SystemClock).await.unwrap();
-    db.close().await;
+    let other = s.seed_another_account().await;
     let mine = s.owner_token().await;
     let response = s
         .password_grant(

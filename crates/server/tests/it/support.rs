@@ -228,7 +228,10 @@ impl TestServer {
         let running = server::start(config.clone())
             .await
             .expect("the server starts");
-        let demo = seed::demo(&running.db, &domain::SystemClock)
+        let secret_box = oauth::secret_box::SecretBox::load(&running.db, None)
+            .await
+            .expect("the encryption key");
+        let demo = seed::demo(&running.db, &secret_box, &domain::SystemClock)
             .await
             .expect("demo data");
         Self {
@@ -352,6 +355,17 @@ impl TestServer {
         access_token(self.token_request(&params).await).await
     }
 
+    /// The database of this server, opened separately, with its secret box.
+    pub async fn open_storage(&self) -> (storage::Database, oauth::secret_box::SecretBox) {
+        let db = storage::Database::connect(&self.db.url, &storage::StoreOptions::default())
+            .await
+            .expect("connect");
+        let secret_box = oauth::secret_box::SecretBox::load(&db, None)
+            .await
+            .expect("the encryption key");
+        (db, secret_box)
+    }
+
     /// Registers an app through the same code path as `commerce apps create`.
     pub async fn register_app(
         &self,
@@ -360,20 +374,35 @@ impl TestServer {
         grants: &str,
         trusted: bool,
     ) -> (String, String) {
-        let db = storage::Database::connect(&self.db.url, &storage::StoreOptions::default())
-            .await
-            .expect("connect");
+        let (id, secret) = self.register(account, scopes, grants, trusted, false).await;
+        (id, secret.expect("a confidential client has a secret"))
+    }
+
+    /// Registers an app, public or confidential.
+    pub async fn register(
+        &self,
+        account: Option<i64>,
+        scopes: &str,
+        grants: &str,
+        trusted: bool,
+        public: bool,
+    ) -> (String, Option<String>) {
+        let (db, secret_box) = self.open_storage().await;
+        let registration = oauth::apps::AppRegistration {
+            name: "Test App".into(),
+            account_id: account,
+            scopes: domain::ScopeSet::parse(scopes).expect("scopes"),
+            grants: oauth::grant::GrantType::parse_list(grants).expect("grants"),
+            redirect_uris: vec!["https://app.example/callback".into()],
+            trusted,
+            public,
+        };
+        assert!(oauth::apps::check(&registration).is_empty());
         let mut tx = db.begin().await.expect("begin");
         let registered = oauth::apps::register(
             &mut tx,
-            &oauth::apps::AppRegistration {
-                name: "Test App".into(),
-                account_id: account,
-                scopes: domain::ScopeSet::parse(scopes).expect("scopes"),
-                grants: oauth::grant::GrantType::parse_list(grants).expect("grants"),
-                redirect_uris: Vec::new(),
-                trusted,
-            },
+            &secret_box,
+            &registration,
             domain::Timestamp::from_secs(0),
         )
         .await
@@ -381,6 +410,16 @@ impl TestServer {
         tx.commit().await.expect("commit");
         db.close().await;
         (registered.app.client_id, registered.client_secret)
+    }
+
+    /// Seeds a second, independent demo account on this server's database.
+    pub async fn seed_another_account(&self) -> DemoData {
+        let (db, secret_box) = self.open_storage().await;
+        let demo = seed::demo(&db, &secret_box, &domain::SystemClock)
+            .await
+            .expect("demo data");
+        db.close().await;
+        demo
     }
 
     /// Adds a user to the demo account.

@@ -262,11 +262,7 @@ async fn password_grant_rules(backend: Backend) {
         "unauthorized_client",
     );
     // An app of another account cannot sign in this account's users.
-    let db = storage::Database::connect(&s.db.url, &storage::StoreOptions::default())
-        .await
-        .unwrap();
-    let other = server::seed::demo(&db, &domain::SystemClock).await.unwrap();
-    db.close().await;
+    let other = s.seed_another_account().await;
     let (status, _, body) = post_form(
         &s,
         &form(&user.0, &user.1),

@@ -1,0 +1,197 @@
+//! The JWT bearer grant (RFC 7523, and its legacy `grant_type=assertion` form): an
+//! assertion signed with the client secret names, in `sub` or `prn`, an access token this
+//! service issued to the same client; a new token with the same scopes replaces it. Each
+//! token is renewed once, and only within the configured age after its expiry.
+
+use domain::ScopeSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use serde_json::Value;
+use storage::apps::{self, App};
+use storage::{tokens, users};
+
+use crate::endpoints::client_auth::Presented;
+use crate::endpoints::form::Form;
+use crate::error::OAuthError;
+use crate::grant::GrantType;
+use crate::issue::TokenAnswer;
+use crate::principal::Subject;
+use crate::service::AuthService;
+use crate::tokens::{AccessClaims, TokenGrant};
+
+/// Assertions may not live longer than this (JB-07).
+const MAX_ASSERTION_LIFETIME_SECS: i64 = 3600;
+/// Clock skew tolerated on the assertion's `exp`.
+const LEEWAY_SECS: u64 = 30;
+
+#[derive(Deserialize)]
+struct AssertionClaims {
+    exp: i64,
+    #[serde(default)]
+    aud: Option<Value>,
+    #[serde(default)]
+    sub: Option<String>,
+    #[serde(default)]
+    prn: Option<String>,
+}
+
+pub async fn exchange(
+    auth: &AuthService,
+    presented: &Presented,
+    form: &Form,
+) -> Result<TokenAnswer, OAuthError> {
+    let assertion = form.require("assertion")?;
+    let client = match presented {
+        Presented::Nothing => None,
+        Presented::IdOnly(_) | Presented::Secret { .. } => {
+            Some(presented.authenticate(auth, false).await?)
+        }
+    };
+    match verify_assertion(auth, assertion).await {
+        Ok((app, subject)) => {
+            if client.as_ref().is_some_and(|c| c.id != app.id) {
+                return Err(OAuthError::invalid_client(
+                    "the assertion was issued by another client",
+                    false,
+                ));
+            }
+            renew(auth, &app, &subject).await
+        }
+        Err(refusal) => match client {
+            // Compatibility: an authenticated client presenting its own access token.
+            Some(client)
+                if auth
+                    .decode_token(assertion)
+                    .await
+                    .is_ok_and(|c| c.app == client.id) =>
+            {
+                renew(auth, &client, assertion).await
+            }
+            _ => Err(refusal),
+        },
+    }
+}
+
+/// The client that signed the assertion and the subject token it names.
+async fn verify_assertion(
+    auth: &AuthService,
+    assertion: &str,
+) -> Result<(App, String), OAuthError> {
+    let refuse =
+        |why: &str| OAuthError::invalid_grant(format!("the assertion is not acceptable: {why}"));
+    let header = jsonwebtoken::decode_header(assertion).map_err(|_| refuse("it is not a JWT"))?;
+    if header.alg != Algorithm::HS256 {
+        return Err(refuse("it must be signed with HS256"));
+    }
+    let unverified: Value = jsonwebtoken::dangerous::insecure_decode_claims(assertion)
+        .map_err(|_| refuse("its claims do not parse"))?;
+    let issuer = unverified["iss"]
+        .as_str()
+        .ok_or_else(|| refuse("iss is missing"))?;
+    let app = apps::find_by_client_id(&auth.db, issuer)
+        .await?
+        .ok_or_else(|| refuse("iss names no client"))?;
+    let sealed = app
+        .client_secret_ciphertext
+        .as_deref()
+        .ok_or_else(|| refuse("this client cannot sign assertions"))?;
+    let secret = auth.secret_box.open(sealed).map_err(|err| {
+        tracing::error!(error = %err, "a client secret does not decrypt");
+        OAuthError::server_error()
+    })?;
+    let mut validation = Validation::new(Algorithm::HS256);
+    validation.leeway = LEEWAY_SECS;
+    validation.validate_aud = false;
+    validation.set_required_spec_claims(&["exp"]);
+    let claims = jsonwebtoken::decode::<AssertionClaims>(
+        assertion,
+        &DecodingKey::from_secret(&secret),
+        &validation,
+    )
+    .map_err(|e| refuse(&e.to_string()))?
+    .claims;
+    let now = auth.clock.now().as_secs();
+    if claims.exp > now + MAX_ASSERTION_LIFETIME_SECS {
+        return Err(refuse("exp is too far in the future"));
+    }
+    let audience_named = match &claims.aud {
+        Some(Value::String(aud)) => !aud.is_empty(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .any(|a| a.as_str().is_some_and(|s| !s.is_empty())),
+        _ => false,
+    };
+    if !audience_named {
+        return Err(refuse("aud is missing"));
+    }
+    let subject = claims
+        .sub
+        .or(claims.prn)
+        .ok_or_else(|| refuse("sub (or prn) is missing"))?;
+    Ok((app, subject))
+}
+
+/// Replaces `subject`, an access token issued to `app`, with a fresh one.
+async fn renew(auth: &AuthService, app: &App, subject: &str) -> Result<TokenAnswer, OAuthError> {
+    let refuse = |why: &str| {
+        OAuthError::invalid_grant(format!("the subject token cannot be renewed: {why}"))
+    };
+    let claims: AccessClaims = auth
+        .decode_token(subject)
+        .await
+        .map_err(|_| refuse("it is not an access token of this service"))?;
+    if claims.is_personal() {
+        return Err(refuse("personal access tokens are not renewed"));
+    }
+    if claims.app != app.id {
+        return Err(refuse("it was issued to another client"));
+    }
+    let now = auth.clock.now();
+    let max_age = i64::try_from(auth.config.jwt_bearer_max_age.as_secs()).unwrap_or(i64::MAX);
+    let expired_at = claims.exp.ok_or_else(|| refuse("it has no expiry"))?;
+    if now.as_secs() - expired_at > max_age {
+        return Err(refuse("it expired too long ago"));
+    }
+    let subject = match claims.sub.split_once(':') {
+        Some(("user", id)) => {
+            let id: i64 = id.parse().map_err(|_| refuse("its subject is malformed"))?;
+            let user = users::find(&auth.db, id)
+                .await?
+                .ok_or_else(|| refuse("its user no longer exists"))?;
+            (
+                Subject::User {
+                    id,
+                    role: user.role,
+                },
+                Some(user.name),
+            )
+        }
+        _ => (Subject::App, None),
+    };
+    let scopes = ScopeSet::parse(&claims.scope).map_err(|_| refuse("its scope is malformed"))?;
+    let mut tx = auth.db.begin().await?;
+    let row = tokens::find_by_jti_for_update(&mut tx, &claims.jti)
+        .await?
+        .ok_or_else(|| refuse("it is unknown"))?;
+    if row.revoked_on.is_some() {
+        return Err(refuse("it was revoked"));
+    }
+    if !tokens::mark_renewed(&mut tx, &claims.jti, now).await? {
+        return Err(refuse("it was renewed already"));
+    }
+    let grant = TokenGrant {
+        subject: subject.0,
+        user_name: subject.1,
+        app_id: app.id,
+        client_id: app.client_id.clone(),
+        account_id: claims.acc,
+        seller_id: claims.sel,
+        scopes,
+        family_id: claims.fam,
+    };
+    let answer = auth
+        .issue(&mut tx, &grant, GrantType::JwtBearer, None, now)
+        .await?;
+    tx.commit().await?;
+    Ok(answer)
+}

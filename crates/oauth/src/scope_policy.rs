@@ -1,0 +1,70 @@
+//! Which scopes a token may get: what the app may ask for, bounded by the user's role,
+//! with a default when the request names none.
+
+use domain::{Role, ScopeSet};
+use storage::apps::App;
+
+use crate::error::OAuthError;
+
+/// Parses a `scope` parameter (comma- and/or space-separated).
+pub fn parse_requested(scope: Option<&str>) -> Result<Option<ScopeSet>, OAuthError> {
+    scope
+        .map(|s| ScopeSet::parse(s).map_err(|e| OAuthError::invalid_scope(e.to_string())))
+        .transpose()
+}
+
+/// The scopes an app registered.
+pub fn app_scopes(app: &App) -> Result<ScopeSet, OAuthError> {
+    ScopeSet::parse(&app.scopes).map_err(|err| {
+        tracing::error!(error = %err, app = app.id, "an app's registered scopes do not parse");
+        OAuthError::server_error()
+    })
+}
+
+/// Scopes for an app acting for itself.
+pub fn for_app(app: &App, requested: Option<ScopeSet>) -> Result<ScopeSet, OAuthError> {
+    let allowed = app_scopes(app)?;
+    let scopes = requested.unwrap_or(allowed);
+    if !scopes.within(allowed) {
+        return Err(OAuthError::invalid_scope(
+            "the scope exceeds what this client may ask for",
+        ));
+    }
+    non_empty(scopes)
+}
+
+/// Scopes for a user through an app: within the app's and within the role's; by default
+/// the app's registered scopes that the role allows.
+pub fn for_user(
+    app: &App,
+    role: Role,
+    requested: Option<ScopeSet>,
+) -> Result<ScopeSet, OAuthError> {
+    let allowed = app_scopes(app)?;
+    let ceiling = role.ceiling();
+    let scopes = match requested {
+        Some(scopes) => {
+            if !scopes.within(allowed) {
+                return Err(OAuthError::invalid_scope(
+                    "the scope exceeds what this client may ask for",
+                ));
+            }
+            if !scopes.is_subset_of(ceiling) {
+                return Err(OAuthError::invalid_scope(
+                    "the scope exceeds what this user's role allows",
+                ));
+            }
+            scopes
+        }
+        None => allowed.intersection(ceiling),
+    };
+    non_empty(scopes)
+}
+
+fn non_empty(scopes: ScopeSet) -> Result<ScopeSet, OAuthError> {
+    if scopes.is_empty() {
+        Err(OAuthError::invalid_scope("no scope would be granted"))
+    } else {
+        Ok(scopes)
+    }
+}

@@ -10,6 +10,7 @@ pub mod grant;
 mod issue;
 pub mod keys;
 pub mod password;
+pub mod personal_tokens;
 pub mod pkce;
 mod principal;
 mod revocation;

@@ -1,9 +1,10 @@
 //! The authorization service's shared state and settings.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::Clock;
+use domain::{Clock, Timestamp};
 use storage::Database;
 
 use crate::keys::KeyRing;
@@ -64,6 +65,8 @@ pub struct AuthService {
     pub(crate) revocations: RevocationList,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) config: AuthConfig,
+    /// Personal-token uses not yet written out: token id → last use.
+    pub(crate) token_use: Mutex<HashMap<String, Timestamp>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +97,7 @@ impl AuthService {
             revocations,
             clock,
             config,
+            token_use: Mutex::new(HashMap::new()),
         })
     }
 

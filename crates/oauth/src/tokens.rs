@@ -175,6 +175,9 @@ impl AuthService {
         if self.revocations.contains(&claims.jti) {
             return Err(VerifyError::Revoked);
         }
+        if claims.is_personal() {
+            self.note_use(&claims.jti);
+        }
         principal_from(claims)
     }
 }

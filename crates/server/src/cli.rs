@@ -7,10 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand};
-use domain::{Role, ScopeSet, SystemClock};
+use domain::{Role, ScopeSet, SystemClock, Timestamp};
 use oauth::apps::AppRegistration;
 use oauth::grant::GrantType;
+use oauth::personal_tokens::{Expiry, PersonalTokenRequest};
 use oauth::secret_box::SecretBox;
+use oauth::{AuthConfig, AuthService};
 use serde_json::json;
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
@@ -49,11 +51,47 @@ enum Command {
         #[command(subcommand)]
         command: UsersCommand,
     },
+    /// Manage personal access tokens.
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+    },
     /// Manage the keys that sign access tokens.
     Keys {
         #[command(subcommand)]
         command: KeysCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum TokensCommand {
+    /// Make a personal access token for a user; the token is printed once.
+    Create(TokenCreateArgs),
+}
+
+#[derive(Debug, Args)]
+struct TokenCreateArgs {
+    #[command(flatten)]
+    database: DatabaseArgs,
+    /// The user's e-mail address.
+    #[arg(long)]
+    user: String,
+    #[arg(long)]
+    name: String,
+    /// Scopes, comma-separated, within the user's role.
+    #[arg(long)]
+    scopes: String,
+    /// 30d, 90d, 1y or never.
+    #[arg(long)]
+    expires: String,
+    /// The servers' public URL (the token's issuer).
+    #[arg(long, env = "COMMERCE_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// The servers' signing key, when they are configured with one.
+    #[arg(long, env = "COMMERCE_SIGNING_KEY", hide_env_values = true)]
+    signing_key: Option<String>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -96,6 +134,9 @@ struct ServeArgs {
     /// Access token lifetime, e.g. 7200s, 15m, 2h.
     #[arg(long, env = "COMMERCE_ACCESS_TOKEN_TTL")]
     access_token_ttl: Option<String>,
+    /// How long after expiry an access token may still be renewed by the JWT bearer grant.
+    #[arg(long, env = "COMMERCE_JWT_BEARER_MAX_AGE")]
+    jwt_bearer_max_age: Option<String>,
     #[arg(long, env = "COMMERCE_LOG_FORMAT", value_enum)]
     log_format: Option<LogFormat>,
     /// Let webhooks target private, loopback and link-local addresses.
@@ -282,6 +323,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Keys { command } => keys_command(command, &file).await,
+        Command::Tokens {
+            command: TokensCommand::Create(args),
+        } => create_token_command(args, &file).await,
         Command::Users {
             command: UsersCommand::Create(args),
         } => {
@@ -310,6 +354,61 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyhow::Result<()> {
+    let config = database_only(args.database, file);
+    let db = serve::open_database(&config).await?;
+    let user = storage::users::find_by_email(&db, &args.user)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("no user has the e-mail address {}", args.user))?;
+    let expiry: Expiry = args
+        .expires
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--expires {e}"))?;
+    let scopes = ScopeSet::parse(&args.scopes)?;
+    // The issuer and key must be the servers': tokens name the one and verify with the other.
+    let public_url = args
+        .public_url
+        .or_else(|| file.public_url.clone())
+        .unwrap_or_else(|| format!("http://{}", config.listen));
+    let signing_key = args
+        .signing_key
+        .or_else(|| file.signing_key.clone())
+        .map(String::into_bytes);
+    let auth = AuthService::new(
+        db.clone(),
+        AuthConfig::new(
+            public_url.trim_end_matches('/').to_owned(),
+            config.access_token_ttl,
+        ),
+        signing_key,
+        config.encryption_key.as_deref(),
+        config.clock.clone(),
+    )
+    .await?;
+    let request = PersonalTokenRequest {
+        name: &args.name,
+        expiry,
+        scopes,
+        ceiling: None,
+    };
+    let created = auth
+        .create_personal_token(&user, &request)
+        .await?
+        .map_err(|errors| anyhow::anyhow!("invalid token: {errors}"))?;
+    let expires_on = created
+        .record
+        .expires_on
+        .map(|t| Timestamp::from_micros(t).to_rfc3339());
+    if args.json {
+        let out = json!({"id": created.record.id, "token": created.token, "name": created.record.name,
+            "scopes": created.record.scopes, "expires_on": expires_on});
+        println!("{out}");
+    } else {
+        println!("{}  (shown once)", created.token);
+    }
+    Ok(())
 }
 
 async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result<()> {
@@ -364,6 +463,9 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
     config.public_url = args.public_url.or(file.public_url);
     if let Some(ttl) = args.access_token_ttl.or(file.access_token_ttl) {
         config.access_token_ttl = parse_duration(&ttl).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(age) = args.jwt_bearer_max_age.or(file.jwt_bearer_max_age) {
+        config.jwt_bearer_max_age = parse_duration(&age).map_err(anyhow::Error::msg)?;
     }
     if let Some(format) = args.log_format.or(file.log_format) {
         config.log_format = format;

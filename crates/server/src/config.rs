@@ -3,7 +3,10 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use domain::{Clock, SystemClock};
 
 use serde::Deserialize;
 
@@ -21,12 +24,16 @@ pub enum LogFormat {
 /// Everything `commerce serve` needs, fully resolved.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
+    /// Where "now" comes from: the wall clock, or a test's manual clock.
+    pub clock: Arc<dyn Clock>,
     pub listen: SocketAddr,
     /// `None`: derived from the address actually bound.
     pub public_url: Option<String>,
     pub database_url: String,
     pub db_max_connections: u32,
     pub access_token_ttl: Duration,
+    /// How long after expiry an access token may be renewed by the JWT bearer grant.
+    pub jwt_bearer_max_age: Duration,
     pub log_format: LogFormat,
     pub allow_private_webhook_targets: bool,
     pub demo: bool,
@@ -44,11 +51,13 @@ impl ServeConfig {
     /// The defaults, as documented in the README.
     pub fn defaults() -> Self {
         Self {
+            clock: Arc::new(SystemClock),
             listen: DEFAULT_LISTEN.parse().expect("the default address parses"),
             public_url: None,
             database_url: DEFAULT_DATABASE_URL.to_owned(),
             db_max_connections: 16,
             access_token_ttl: Duration::from_secs(7200),
+            jwt_bearer_max_age: Duration::from_secs(7 * 86_400),
             log_format: LogFormat::Text,
             allow_private_webhook_targets: false,
             demo: false,
@@ -71,6 +80,7 @@ pub struct FileConfig {
     pub database_url: Option<String>,
     pub db_max_connections: Option<u32>,
     pub access_token_ttl: Option<String>,
+    pub jwt_bearer_max_age: Option<String>,
     pub log_format: Option<LogFormat>,
     pub allow_private_webhook_targets: Option<bool>,
     pub max_body_bytes: Option<usize>,

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use api::{ApiConfig, AppState, RateLimitConfig};
-use domain::{Clock, SystemClock};
+use domain::Clock;
 use oauth::{AuthConfig, AuthService};
 use storage::{Database, StoreOptions};
 use tokio::net::TcpListener;
@@ -78,11 +78,14 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .unwrap_or_else(|| format!("http://{}", public_host(addr)))
         .trim_end_matches('/')
         .to_owned();
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let clock = config.clock.clone();
     let auth = Arc::new(
         AuthService::new(
             db.clone(),
-            AuthConfig::new(public_url.clone(), config.access_token_ttl),
+            AuthConfig {
+                jwt_bearer_max_age: config.jwt_bearer_max_age,
+                ..AuthConfig::new(public_url.clone(), config.access_token_ttl)
+            },
             config.signing_key.clone(),
             config.encryption_key.as_deref(),
             clock.clone(),
@@ -109,7 +112,8 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     let background = [
         tokio::spawn(sweep_idempotency_keys(db.clone(), clock)),
         tokio::spawn(refresh_signing_keys(auth.clone())),
-        tokio::spawn(refresh_revocations(auth)),
+        tokio::spawn(refresh_revocations(auth.clone())),
+        tokio::spawn(record_token_use(auth)),
     ];
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
@@ -174,6 +178,17 @@ async fn refresh_revocations(auth: Arc<AuthService>) {
         interval.tick().await;
         if let Err(err) = auth.refresh_revocations().await {
             tracing::warn!(error = %err, "could not refresh the revoked tokens");
+        }
+    }
+}
+
+/// When personal tokens were last used is written out every ten seconds, not per request.
+async fn record_token_use(auth: Arc<AuthService>) {
+    let mut interval = tokio::time::interval(Duration::from_secs(10));
+    loop {
+        interval.tick().await;
+        if let Err(err) = auth.flush_token_use().await {
+            tracing::warn!(error = %err, "could not record personal token use");
         }
     }
 }

@@ -498,3 +498,47 @@ async fn signing_keys_rotate_and_retire_across_nodes(backend: Backend) {
         );
     }
 }
+
+/// A personal access token for the demo owner of `s`, made with `commerce tokens create`.
+pub async fn personal_token(s: &TestServer, scopes: &str, expires: &str) -> String {
+    try_personal_token(s, &s.demo.user.email, scopes, expires)
+        .await
+        .unwrap_or_else(|stderr| panic!("{stderr}"))
+}
+
+/// `commerce tokens create` for `user`: the token, or the one-line error.
+pub async fn try_personal_token(
+    s: &TestServer,
+    user: &str,
+    scopes: &str,
+    expires: &str,
+) -> Result<String, String> {
+    let run = commerce(&[
+        "tokens",
+        "create",
+        "--user",
+        user,
+        "--name",
+        "script",
+        "--scopes",
+        scopes,
+        "--expires",
+        expires,
+        "--public-url",
+        &s.url,
+        "--database-url",
+        &s.db.url,
+        "--json",
+    ])
+    .await;
+    if !run.ok {
+        assert!(
+            run.stderr.starts_with("error: ") && run.stderr.lines().count() == 1,
+            "{}",
+            run.stderr
+        );
+        return Err(run.stderr);
+    }
+    let created: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    Ok(created["token"].as_str().unwrap().to_owned())
+}

@@ -198,6 +198,8 @@ impl Drop for TestDb {
 /// A running server with demo data.
 pub struct TestServer {
     pub url: String,
+    /// The server's clock (the wall clock unless the test set a manual one).
+    pub clock: Arc<dyn domain::Clock>,
     pub demo: DemoData,
     pub client: Client,
     server: Option<RunningServer>,
@@ -235,6 +237,7 @@ impl TestServer {
             .await
             .expect("demo data");
         Self {
+            clock: config.clock.clone(),
             url: format!("http://{}", running.addr),
             demo,
             client: Client::builder()
@@ -410,6 +413,52 @@ impl TestServer {
         tx.commit().await.expect("commit");
         db.close().await;
         (registered.app.client_id, registered.client_secret)
+    }
+
+    /// Stores an authorization code for the demo owner, as the authorization endpoint does
+    /// when the owner approves (`expires_in` seconds from now, on the server's clock).
+    pub async fn issue_code(
+        &self,
+        client_id: &str,
+        scopes: &str,
+        redirect_uri: Option<&str>,
+        challenge: Option<&str>,
+        expires_in: i64,
+    ) -> String {
+        let (db, _) = self.open_storage().await;
+        let app = storage::apps::find_by_client_id(&db, client_id)
+            .await
+            .unwrap()
+            .expect("the app exists");
+        let user = storage::users::find_by_email(&db, &self.demo.user.email)
+            .await
+            .unwrap()
+            .expect("the owner");
+        let raw = oauth::secrets::random_token(32);
+        let now = self.clock.now();
+        let mut tx = db.begin().await.unwrap();
+        storage::authorization_codes::insert(
+            &mut tx,
+            &storage::authorization_codes::NewCode {
+                digest: &oauth::secrets::sha256(raw.as_bytes()),
+                family_id: &oauth::new_family_id(),
+                app_id: app.id,
+                user_id: user.id,
+                account_id: user.account_id,
+                seller_id: None,
+                scopes,
+                redirect_uri: redirect_uri.unwrap_or("https://app.example/callback"),
+                redirect_uri_given: redirect_uri.is_some(),
+                code_challenge: challenge,
+                expires_on: now.plus_secs(expires_in),
+            },
+            now,
+        )
+        .await
+        .unwrap();
+        tx.commit().await.unwrap();
+        db.close().await;
+        raw
     }
 
     /// Seeds a second, independent demo account on this server's database.

@@ -68,6 +68,39 @@ impl Scope {
         }
     }
 
+    /// What the scope lets an app do, in words, for the consent page.
+    pub const fn description(self) -> &'static str {
+        match self {
+            Scope::ProductsRead => {
+                "See products, variants, collections, product types, price lists and discounts"
+            }
+            Scope::ProductsWrite => {
+                "Change products, variants, collections, product types, price lists and discounts"
+            }
+            Scope::OrdersRead => "See orders, their documents, tracking and subscription purchases",
+            Scope::OrdersWrite => {
+                "Change orders, their documents, tracking and subscription purchases"
+            }
+            Scope::CustomersRead => "See customers and their wallets",
+            Scope::CustomersWrite => "Change customers and their wallets",
+            Scope::ShopsRead => {
+                "See shop settings, admins, shipping, payment methods and exchange rates"
+            }
+            Scope::ShopsWrite => {
+                "Change shop settings, admins, shipping, payment methods and exchange rates"
+            }
+            Scope::HubRead => "See webhooks and storefront content",
+            Scope::HubWrite => "Manage webhooks and storefront content",
+            Scope::StoreRead => "See storefront themes and assets",
+            Scope::StoreWrite => "Change storefront themes and assets",
+            Scope::SellersRead => "See the account's sellers",
+            Scope::BatchesRead => "See batch jobs",
+            Scope::BatchesWrite => "Run batch jobs",
+            Scope::Admin => "Everything your role allows",
+            Scope::Public => "See the public catalog",
+        }
+    }
+
     const fn bit(self) -> u32 {
         1 << self as u8
     }

@@ -177,19 +177,8 @@ fn page(title: &str, body: &str) -> String {
 }
 
 /// Escapes text for HTML element content and double-quoted attributes.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+fn escape(text: &str) -> std::borrow::Cow<'_, str> {
+    html_escape::encode_quoted_attribute(text)
 }
 
 #[cfg(test)]

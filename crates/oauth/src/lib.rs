@@ -9,6 +9,7 @@ mod error;
 pub mod grant;
 mod issue;
 pub mod keys;
+mod pages;
 pub mod password;
 pub mod personal_tokens;
 pub mod pkce;

@@ -32,6 +32,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "authorization",
         include_str!("../migrations/sqlite/0002_authorization.sql"),
     ),
+    (
+        3,
+        "web_sessions",
+        include_str!("../migrations/sqlite/0003_web_sessions.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -43,6 +48,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "authorization",
         include_str!("../migrations/postgres/0002_authorization.sql"),
+    ),
+    (
+        3,
+        "web_sessions",
+        include_str!("../migrations/postgres/0003_web_sessions.sql"),
     ),
 ];
 

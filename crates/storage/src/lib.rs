@@ -21,6 +21,7 @@ pub mod sign_in_failures;
 pub mod signing_keys;
 pub mod tokens;
 pub mod users;
+pub mod web_sessions;
 
 pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};
 pub use error::{Error, Result};

@@ -68,13 +68,13 @@ pub async fn middleware(request: Request, next: Next) -> Response {
         header::ETAG,
         HeaderValue::from_str(&etag).expect("hex is header-safe"),
     );
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
-    );
+    // A page that forbids caching (the authorization pages) keeps saying so.
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static(CACHE_CONTROL));
     headers.insert(
         header::VARY,
-        HeaderValue::from_static("Authorization, Accept"),
+        HeaderValue::from_static("Authorization, Accept, Cookie"),
     );
     let not_modified = match (&if_none_match, &if_modified_since) {
         (Some(inm), _) => inm.to_str().is_ok_and(|v| list_matches(v, &etag)),

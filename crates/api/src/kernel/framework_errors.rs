@@ -1,6 +1,7 @@
 //! The framework answers some requests itself (405 with `Allow`, 413 from the body limit,
-//! extractor rejections). This turns any such non-JSON error into the API's error body,
-//! keeping headers such as `Allow`.
+//! extractor rejections) with plain text or no body. This turns such an error into the
+//! API's error body, keeping headers such as `Allow`. Pages that chose their own type
+//! (the authorization service's HTML) are left alone.
 
 use axum::extract::Request;
 use axum::http::{StatusCode, header};
@@ -12,14 +13,12 @@ use super::error::ApiError;
 pub async fn middleware(request: Request, next: Next) -> Response {
     let response = next.run(request).await;
     let status = response.status();
-    let is_json = response
+    let framework_made = response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.starts_with("application/json") || v.starts_with("application/hal+json")
-        });
-    if status.as_u16() < 400 || is_json {
+        .is_none_or(|v| v.starts_with("text/plain"));
+    if status.as_u16() < 400 || !framework_made {
         return response;
     }
     let mut replacement = error_for(status).into_response();

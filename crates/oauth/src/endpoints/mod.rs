@@ -4,14 +4,16 @@ mod client_auth;
 mod form;
 mod grants;
 mod introspect;
+mod metadata;
 mod revoke;
 mod token;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::post;
+use axum::routing::{get, post};
 
+use crate::pages;
 use crate::service::AuthService;
 
 pub fn routes(auth: Arc<AuthService>) -> Router {
@@ -19,5 +21,18 @@ pub fn routes(auth: Arc<AuthService>) -> Router {
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(revoke::revoke))
         .route("/oauth/introspect", post(introspect::introspect))
+        .route(
+            "/oauth/authorize",
+            get(pages::authorize::show).post(pages::authorize::decide),
+        )
+        .route(
+            "/oauth/login",
+            get(pages::login::show).post(pages::login::submit),
+        )
+        .route("/oauth/logout", post(pages::login::sign_out))
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(metadata::metadata),
+        )
         .with_state(auth)
 }

@@ -4,6 +4,7 @@
 mod support;
 
 mod auth;
+mod authorize;
 mod cli;
 mod conditional;
 mod grants;

@@ -381,7 +381,7 @@ impl TestServer {
         (id, secret.expect("a confidential client has a secret"))
     }
 
-    /// Registers an app, public or confidential.
+    /// Registers an app, public or confidential, redirecting to `https://app.example/callback`.
     pub async fn register(
         &self,
         account: Option<i64>,
@@ -390,13 +390,40 @@ impl TestServer {
         trusted: bool,
         public: bool,
     ) -> (String, Option<String>) {
+        let redirects = ["https://app.example/callback"];
+        self.register_with_redirects_and_kind(account, scopes, grants, trusted, public, &redirects)
+            .await
+    }
+
+    /// Registers an untrusted client with these redirect URIs.
+    pub async fn register_with_redirects(
+        &self,
+        account: Option<i64>,
+        scopes: &str,
+        grants: &str,
+        public: bool,
+        redirects: &[&str],
+    ) -> (String, Option<String>) {
+        self.register_with_redirects_and_kind(account, scopes, grants, false, public, redirects)
+            .await
+    }
+
+    async fn register_with_redirects_and_kind(
+        &self,
+        account: Option<i64>,
+        scopes: &str,
+        grants: &str,
+        trusted: bool,
+        public: bool,
+        redirects: &[&str],
+    ) -> (String, Option<String>) {
         let (db, secret_box) = self.open_storage().await;
         let registration = oauth::apps::AppRegistration {
             name: "Test App".into(),
             account_id: account,
             scopes: domain::ScopeSet::parse(scopes).expect("scopes"),
             grants: oauth::grant::GrantType::parse_list(grants).expect("grants"),
-            redirect_uris: vec!["https://app.example/callback".into()],
+            redirect_uris: redirects.iter().map(|r| (*r).to_owned()).collect(),
             trusted,
             public,
         };

@@ -5,6 +5,7 @@ mod support;
 
 mod auth;
 mod authorize;
+mod browser;
 mod cli;
 mod conditional;
 mod grants;
@@ -17,3 +18,4 @@ mod root;
 mod sellers;
 mod shops;
 mod token_endpoint;
+mod webdriver;

@@ -23,7 +23,7 @@ use crate::kernel::{
     auth, conditional, framework_errors, idempotency, metrics, rate_limit, versioning,
 };
 use crate::state::AppState;
-use crate::{docs, ops, root, sellers, shops};
+use crate::{credentials, docs, ops, root, sellers, shops};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
 /// endpoints and the token endpoint, behind one middleware stack.
@@ -31,7 +31,8 @@ pub fn router(state: AppState) -> Router {
     let mut v2 = Router::new()
         .route("/", get(root::show))
         .merge(sellers::routes())
-        .merge(shops::routes());
+        .merge(shops::routes())
+        .merge(credentials::routes());
     if state.config.bench_baseline {
         v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));
     }

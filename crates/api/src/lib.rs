@@ -5,6 +5,7 @@
 mod kernel;
 mod rels;
 
+mod credentials;
 mod docs;
 mod events;
 mod ops;

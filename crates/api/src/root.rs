@@ -2,11 +2,12 @@
 //! every area the token may use.
 
 use axum::extract::State;
-use domain::Scope;
+use domain::{Role, Scope};
 use hal::{Link, Resource};
 use serde::Serialize;
 use storage::{sellers, shops, users};
 
+use crate::credentials::{APP_LIST, TOKEN_LIST};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
@@ -79,6 +80,24 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         .rel_if(auth.has(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.api("/shops/{id}")
         })
+        .rel_if(
+            auth.user_id().is_some(),
+            &rels::ROOT_PERSONAL_ACCESS_TOKENS,
+            || urls.list_template("/personal_access_tokens", &TOKEN_LIST),
+        )
+        .rel_if(
+            auth.user_id().is_some(),
+            &rels::ROOT_CREATE_PERSONAL_ACCESS_TOKEN,
+            || urls.api("/personal_access_tokens"),
+        )
+        .rel_if(auth.user_id().is_some(), &rels::ROOT_APPS, || {
+            urls.list_template("/apps", &APP_LIST)
+        })
+        .rel_if(
+            matches!(auth.role(), Some(Role::Owner | Role::Admin)),
+            &rels::ROOT_CREATE_APP,
+            || urls.api("/apps"),
+        )
         .embed_all(
             "sellers",
             sellers.iter().map(|s| {

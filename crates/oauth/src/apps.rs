@@ -109,6 +109,50 @@ pub fn check(registration: &AppRegistration) -> domain::FieldErrors {
     errors
 }
 
+/// The outcome of a user registering an app.
+pub enum UserRegistration {
+    Registered(Box<RegisteredApp>),
+    Invalid(domain::FieldErrors),
+    /// Only owners and admins register apps: an app of the account can see all of it.
+    NotAllowed,
+}
+
+/// Registers an app for the account of a signed-in user: scopes within the user's role,
+/// never trusted (the password grant is an operator's decision).
+pub async fn register_for_user(
+    db: &storage::Database,
+    secret_box: &SecretBox,
+    user: &storage::users::User,
+    mut registration: AppRegistration,
+    now: Timestamp,
+) -> storage::Result<UserRegistration> {
+    if !matches!(user.role, domain::Role::Owner | domain::Role::Admin) {
+        return Ok(UserRegistration::NotAllowed);
+    }
+    registration.account_id = Some(user.account_id);
+    registration.trusted = false;
+    let mut errors = check(&registration);
+    if !registration.scopes.is_subset_of(user.role.ceiling()) {
+        errors.add(
+            "scopes",
+            format!("must be within what the {} role allows", user.role),
+        );
+    }
+    if registration.grants.contains(&GrantType::Password) {
+        errors.add(
+            "grants",
+            "the password grant is given to trusted apps by an operator",
+        );
+    }
+    if !errors.is_empty() {
+        return Ok(UserRegistration::Invalid(errors));
+    }
+    let mut tx = db.begin().await?;
+    let registered = register(&mut tx, secret_box, &registration, now).await?;
+    tx.commit().await?;
+    Ok(UserRegistration::Registered(Box::new(registered)))
+}
+
 /// A redirect URI an app may register: absolute, without a fragment or whitespace.
 pub fn validate_redirect_uri(uri: &str) -> Result<(), String> {
     let Some((scheme, rest)) = uri.split_once(':') else {

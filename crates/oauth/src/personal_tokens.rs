@@ -70,8 +70,10 @@ impl FromStr for Expiry {
 /// What a user asks for.
 pub struct PersonalTokenRequest<'a> {
     pub name: &'a str,
-    pub expiry: Expiry,
-    pub scopes: ScopeSet,
+    /// `30d`, `90d`, `1y` or `never`.
+    pub expiry: &'a str,
+    /// Comma- or space-separated.
+    pub scopes: &'a str,
     /// The most the new token may hold besides the role's limit (the scopes of the token
     /// making the request, when a script makes it).
     pub ceiling: Option<ScopeSet>,
@@ -135,28 +137,39 @@ impl AuthService {
     ) -> Result<Result<CreatedToken, FieldErrors>, storage::Error> {
         let mut errors = FieldErrors::new();
         errors.check("name", domain::validation::text(request.name, NAME_MAX));
-        if request.scopes.is_empty() {
-            errors.add("scopes", "must name at least one scope");
-        } else if !request.scopes.is_subset_of(user.role.ceiling()) {
+        let expiry = request
+            .expiry
+            .parse::<Expiry>()
+            .map_err(|m| errors.add("expires", m))
+            .ok();
+        let scopes = ScopeSet::parse(request.scopes).unwrap_or_else(|e| {
+            errors.add("scopes", e.to_string());
+            ScopeSet::EMPTY
+        });
+        if scopes.is_empty() {
+            if !errors.has("scopes") {
+                errors.add("scopes", "must name at least one scope");
+            }
+        } else if !scopes.is_subset_of(user.role.ceiling()) {
             errors.add(
                 "scopes",
                 format!("must be within what the {} role allows", user.role),
             );
         } else if request
             .ceiling
-            .is_some_and(|ceiling| !request.scopes.within(ceiling))
+            .is_some_and(|ceiling| !scopes.within(ceiling))
         {
             errors.add(
                 "scopes",
                 "must be within the scopes of the token making the request",
             );
         }
-        if !errors.is_empty() {
+        let Some(expiry) = expiry.filter(|_| errors.is_empty()) else {
             return Ok(Err(errors));
-        }
+        };
         let app = self.personal_tokens_app().await?;
         let now = self.clock.now();
-        let expires = request.expiry.days().map(|d| now.plus_secs(d * 86_400));
+        let expires = expiry.days().map(|d| now.plus_secs(d * 86_400));
         let grant = TokenGrant {
             subject: Subject::User {
                 id: user.id,
@@ -167,7 +180,7 @@ impl AuthService {
             client_id: app.client_id.clone(),
             account_id: Some(user.account_id),
             seller_id: None,
-            scopes: request.scopes,
+            scopes,
             family_id: None,
         };
         let signed = self.sign_personal_token(&grant, now, expires);

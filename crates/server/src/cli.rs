@@ -10,7 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use domain::{Role, ScopeSet, SystemClock, Timestamp};
 use oauth::apps::AppRegistration;
 use oauth::grant::GrantType;
-use oauth::personal_tokens::{Expiry, PersonalTokenRequest};
+use oauth::personal_tokens::PersonalTokenRequest;
 use oauth::secret_box::SecretBox;
 use oauth::{AuthConfig, AuthService};
 use serde_json::json;
@@ -362,11 +362,6 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyho
     let user = storage::users::find_by_email(&db, &args.user)
         .await?
         .ok_or_else(|| anyhow::anyhow!("no user has the e-mail address {}", args.user))?;
-    let expiry: Expiry = args
-        .expires
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--expires {e}"))?;
-    let scopes = ScopeSet::parse(&args.scopes)?;
     // The issuer and key must be the servers': tokens name the one and verify with the other.
     let public_url = args
         .public_url
@@ -389,8 +384,8 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyho
     .await?;
     let request = PersonalTokenRequest {
         name: &args.name,
-        expiry,
-        scopes,
+        expiry: &args.expires,
+        scopes: &args.scopes,
         ceiling: None,
     };
     let created = auth

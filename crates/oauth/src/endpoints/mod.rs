@@ -30,6 +30,19 @@ pub fn routes(auth: Arc<AuthService>) -> Router {
             get(pages::login::show).post(pages::login::submit),
         )
         .route("/oauth/logout", post(pages::login::sign_out))
+        .route("/oauth/credentials", get(pages::credentials::show))
+        .route(
+            "/oauth/credentials/tokens",
+            post(pages::credentials::create_token),
+        )
+        .route(
+            "/oauth/credentials/tokens/revoke",
+            post(pages::credentials::revoke_token),
+        )
+        .route(
+            "/oauth/credentials/apps",
+            post(pages::credentials::register_app),
+        )
         .route(
             "/.well-known/oauth-authorization-server",
             get(metadata::metadata),

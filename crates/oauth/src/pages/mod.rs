@@ -2,49 +2,49 @@
 //! the developer credentials page. Server-rendered HTML, no scripts.
 
 pub mod authorize;
+pub mod credentials;
 mod html;
 pub mod login;
 mod session;
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-
-/// Query or form parameters of a page request: empty values count as absent, repeated
-/// names are remembered (a repeated parameter is an error).
-pub struct Params {
-    values: HashMap<String, String>,
-    repeated: Vec<String>,
-}
+/// Query or form parameters of a page request: empty values count as absent; a name
+/// may repeat (check boxes), which an authorization request treats as an error.
+pub struct Params(Vec<(String, String)>);
 
 impl Params {
     pub fn parse(bytes: &[u8]) -> Self {
-        let mut values = HashMap::new();
-        let mut repeated = Vec::new();
-        for (name, value) in form_urlencoded::parse(bytes) {
-            if value.is_empty() {
-                continue;
-            }
-            let name = name.into_owned();
-            match values.entry(name) {
-                Entry::Occupied(taken) => repeated.push(taken.key().clone()),
-                Entry::Vacant(slot) => {
-                    slot.insert(value.into_owned());
-                }
-            }
-        }
-        Self { values, repeated }
+        Self(
+            form_urlencoded::parse(bytes)
+                .filter(|(_, value)| !value.is_empty())
+                .map(|(name, value)| (name.into_owned(), value.into_owned()))
+                .collect(),
+        )
     }
 
+    /// The first value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.values.get(name).map(String::as_str)
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.0
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn is_repeated(&self, name: &str) -> bool {
-        self.repeated.iter().any(|r| r == name)
+        self.0.iter().filter(|(n, _)| n == name).nth(1).is_some()
     }
 
     pub fn first_repeated(&self) -> Option<&str> {
-        self.repeated.first().map(String::as_str)
+        self.0
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .find(|name| self.is_repeated(name))
     }
 }
 

@@ -8,6 +8,7 @@ mod authorize;
 mod browser;
 mod cli;
 mod conditional;
+mod credentials;
 mod grants;
 mod http_kernel;
 mod idempotency;

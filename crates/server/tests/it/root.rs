@@ -70,7 +70,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(curies, ["sellers", "shops"]);
+    assert_eq!(curies, ["root", "sellers", "shops"]);
     // Write links appear where the token may write.
     assert_eq!(
         root["_embedded"]["shops"][0]["_links"]["shops:update"]["method"],

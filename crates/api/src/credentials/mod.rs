@@ -1,0 +1,288 @@
+//! Developer credentials for scripts, the JSON twin of the credentials page: a user's
+//! personal access tokens (list, create with the raw token shown once, revoke at once) and
+//! the account's OAuth apps (list, register with the secret shown once).
+
+mod representation;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::routing::get;
+use domain::{FieldErrors, ScopeSet};
+use oauth::apps::{AppRegistration, UserRegistration, register_for_user};
+use oauth::grant::GrantType;
+use oauth::personal_tokens::PersonalTokenRequest;
+use serde::Deserialize;
+use storage::sql::Direction;
+use storage::users::{self, User};
+
+use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::hal_response::Hal;
+use crate::kernel::input::{JsonBody, ResourceId};
+use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::query::QueryParams;
+use crate::state::AppState;
+
+use representation::{app_resource, token_resource};
+
+pub static TOKEN_LIST: ListSpec = ListSpec {
+    name: "personal_access_tokens",
+    default_per_page: 20,
+    sort_fields: &["id"],
+    default_sort: ("id", Direction::Desc),
+    filters: &[],
+};
+
+pub static APP_LIST: ListSpec = ListSpec {
+    name: "apps",
+    default_per_page: 20,
+    sort_fields: &["id"],
+    default_sort: ("id", Direction::Desc),
+    filters: &[],
+};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/personal_access_tokens",
+            get(list_tokens).post(create_token),
+        )
+        .route(
+            "/personal_access_tokens/{id}",
+            get(show_token).delete(revoke_token),
+        )
+        .route("/apps", get(list_apps).post(register_app))
+        .route("/apps/{id}", get(show_app))
+}
+
+/// The user behind the token: credentials belong to people, not apps.
+async fn user_of(state: &AppState, auth: &Auth) -> ApiResult<User> {
+    let id = auth.user_id().ok_or_else(|| {
+        ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            "user_token_required",
+            "developer credentials belong to users: use a token issued to a user",
+        )
+    })?;
+    users::find(&state.db, id)
+        .await?
+        .ok_or_else(|| ApiError::invalid_token("the token's user no longer exists"))
+}
+
+/// One page of an in-memory list, newest first (these lists are a user's own, and short).
+fn page_of<T>(request: &ListRequest, items: Vec<T>) -> (u64, Vec<T>) {
+    let total = items.len() as u64;
+    let window = request.window();
+    let offset = usize::try_from(window.offset).unwrap_or(usize::MAX);
+    let limit = usize::try_from(window.limit).unwrap_or(usize::MAX);
+    let mut items = items;
+    if request.sort.direction == Direction::Asc {
+        items.reverse();
+    }
+    (total, items.into_iter().skip(offset).take(limit).collect())
+}
+
+async fn list_tokens(
+    State(state): State<AppState>,
+    auth: Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(
+        &TOKEN_LIST,
+        QueryParams::parse(query.as_deref()),
+        &mut errors,
+    );
+    errors.into_result()?;
+    let tokens = state.auth.personal_tokens(user.id).await?;
+    let now = state.clock.now();
+    let (total, tokens) = page_of(&request, tokens);
+    let items = tokens
+        .iter()
+        .map(|t| token_resource(&state.urls, t, now, None))
+        .collect();
+    Ok(request.respond(&TOKEN_LIST, &state, "/personal_access_tokens", total, items))
+}
+
+async fn show_token(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let token = state
+        .auth
+        .personal_tokens(user.id)
+        .await?
+        .into_iter()
+        .find(|t| t.id == id)
+        .ok_or_else(ApiError::not_found)?;
+    let doc = token_resource(&state.urls, &token, state.clock.now(), None)
+        .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, token.created_on))
+}
+
+#[derive(Deserialize)]
+struct NewToken {
+    name: String,
+    expires: String,
+    scopes: String,
+}
+
+async fn create_token(
+    State(state): State<AppState>,
+    auth: Auth,
+    JsonBody(input): JsonBody<NewToken>,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let request = PersonalTokenRequest {
+        name: &input.name,
+        expiry: &input.expires,
+        scopes: &input.scopes,
+        // A script's token cannot make a token stronger than itself.
+        ceiling: Some(auth.scopes),
+    };
+    let created = state.auth.create_personal_token(&user, &request).await??;
+    let doc = token_resource(
+        &state.urls,
+        &created.record,
+        state.clock.now(),
+        Some(&created.token),
+    )
+    .into_value(state.urls.curies());
+    let location = state
+        .urls
+        .api(&format!("/personal_access_tokens/{}", created.record.id));
+    Ok(Hal::created(doc, location, created.record.created_on))
+}
+
+async fn revoke_token(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    if !state.auth.revoke_personal_token(user.id, id).await? {
+        return Err(ApiError::not_found());
+    }
+    let token = state
+        .auth
+        .personal_tokens(user.id)
+        .await?
+        .into_iter()
+        .find(|t| t.id == id)
+        .ok_or_else(ApiError::not_found)?;
+    let doc = token_resource(&state.urls, &token, state.clock.now(), None)
+        .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, token.created_on))
+}
+
+async fn list_apps(
+    State(state): State<AppState>,
+    auth: Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(&APP_LIST, QueryParams::parse(query.as_deref()), &mut errors);
+    errors.into_result()?;
+    let apps = storage::apps::of_account(&state.db, user.account_id).await?;
+    let (total, apps) = page_of(&request, apps);
+    let items = apps
+        .iter()
+        .map(|a| app_resource(&state.urls, a, None))
+        .collect();
+    Ok(request.respond(&APP_LIST, &state, "/apps", total, items))
+}
+
+async fn show_app(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let app = storage::apps::find(&state.db, id)
+        .await?
+        .filter(|app| app.account_id == Some(user.account_id) && app.system_role.is_none())
+        .ok_or_else(ApiError::not_found)?;
+    let doc = app_resource(&state.urls, &app, None).into_value(state.urls.curies());
+    Ok(Hal::ok(doc, app.updated_on))
+}
+
+#[derive(Deserialize)]
+struct NewApp {
+    name: String,
+    #[serde(default)]
+    redirect_uris: Vec<String>,
+    scopes: String,
+    grants: Vec<String>,
+    #[serde(default)]
+    public: bool,
+}
+
+async fn register_app(
+    State(state): State<AppState>,
+    auth: Auth,
+    JsonBody(input): JsonBody<NewApp>,
+) -> ApiResult<Hal> {
+    let user = user_of(&state, &auth).await?;
+    let mut errors = FieldErrors::new();
+    let scopes = ScopeSet::parse(&input.scopes)
+        .map_err(|e| errors.add("scopes", e.to_string()))
+        .unwrap_or_default();
+    if !scopes.within(auth.scopes) {
+        errors.add(
+            "scopes",
+            "must be within the scopes of the token making the request",
+        );
+    }
+    let grants: Vec<GrantType> = input
+        .grants
+        .iter()
+        .filter_map(|g| match GrantType::parse_list(g) {
+            Ok(list) => list.into_iter().next(),
+            Err(message) => {
+                errors.add("grants", message);
+                None
+            }
+        })
+        .collect();
+    errors.into_result()?;
+    let registration = AppRegistration {
+        name: input.name.trim().to_owned(),
+        account_id: Some(user.account_id),
+        scopes,
+        grants,
+        redirect_uris: input.redirect_uris,
+        trusted: false,
+        public: input.public,
+    };
+    let secret_box = state.auth.secret_box();
+    match register_for_user(
+        &state.db,
+        secret_box,
+        &user,
+        registration,
+        state.clock.now(),
+    )
+    .await?
+    {
+        UserRegistration::Registered(registered) => {
+            let doc = app_resource(
+                &state.urls,
+                &registered.app,
+                registered.client_secret.as_deref(),
+            )
+            .into_value(state.urls.curies());
+            let location = state.urls.api(&format!("/apps/{}", registered.app.id));
+            Ok(Hal::created(doc, location, registered.app.updated_on))
+        }
+        UserRegistration::Invalid(errors) => Err(errors.into()),
+        UserRegistration::NotAllowed => Err(ApiError::new(
+            axum::http::StatusCode::FORBIDDEN,
+            "role_forbidden",
+            "only owners and admins register apps",
+        )),
+    }
+}

@@ -16,6 +16,7 @@ mod lists;
 mod rate_limit;
 mod revocation;
 mod root;
+mod secrets_at_rest;
 mod sellers;
 mod shops;
 mod token_endpoint;

@@ -41,12 +41,16 @@ pub fn router(state: AppState) -> Router {
         versioning::deprecated_alias,
     ));
     let limit = state.config.max_body_bytes;
+    let mut operations = ops::routes();
+    if state.config.bench_baseline {
+        operations = operations.route("/bench/static", get(ops::bench_static));
+    }
 
     Router::new()
         .nest("/v2", v2)
         .nest("/v1", v1)
         .merge(docs::routes())
-        .merge(ops::routes())
+        .merge(operations)
         .fallback(not_found)
         .with_state(state.clone())
         .merge(oauth::routes(state.auth.clone()))

@@ -61,7 +61,17 @@ pub struct BaselineQuery {
 /// A static document of the requested size, served through the whole stack (auth, rate
 /// limits, ETag) but touching no data: what the benchmarks divide by.
 pub async fn bench_baseline(_auth: Auth, Query(query): Query<BaselineQuery>) -> Hal {
-    let size = query.bytes.unwrap_or(1024).min(1 << 20);
+    baseline_document(query.bytes)
+}
+
+/// The same document without a bearer token: set beside `bench_baseline`, it shows what
+/// verifying the token costs.
+pub async fn bench_static(Query(query): Query<BaselineQuery>) -> Hal {
+    baseline_document(query.bytes)
+}
+
+fn baseline_document(bytes: Option<usize>) -> Hal {
+    let size = bytes.unwrap_or(1024).min(1 << 20);
     let skeleton = json!({"_class": ["baseline"], "padding": "", "_links": {}});
     let padding = size.saturating_sub(skeleton.to_string().len());
     let body = json!({"_class": ["baseline"], "padding": "x".repeat(padding), "_links": {}});

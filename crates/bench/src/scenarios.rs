@@ -36,8 +36,7 @@ pub struct Run {
 struct Scenario {
     name: &'static str,
     baseline: &'static str,
-    path: String,
-    if_none_match: Option<HeaderValue>,
+    request: Request,
     expect: StatusCode,
 }
 
@@ -56,26 +55,35 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     let shop_path = format!("/v2/shops/{shop_id}");
     let (root_bytes, _) = api.probe("/v2").await?;
     let (shop_bytes, shop_etag) = api.probe(&shop_path).await?;
+    let get = |path: &str| api.request(path, None);
     let scenarios = [
-        Scenario::ok("root", "baseline_root", "/v2".into()),
-        Scenario::ok("shop", "baseline_shop", shop_path.clone()),
+        Scenario::ok("root", "baseline_root", get("/v2")?),
+        Scenario::ok("shop", "baseline_shop", get(&shop_path)?),
         Scenario {
             name: "shop_304",
             baseline: "baseline_shop",
-            path: shop_path,
-            if_none_match: Some(shop_etag),
+            request: api.request(&shop_path, Some(&shop_etag))?,
             expect: StatusCode::NOT_MODIFIED,
         },
+        // The same static document with and without a bearer token: their ratio is what
+        // verifying the token costs.
         Scenario::ok(
             "baseline_root",
-            "baseline_root",
-            format!("/v2/_bench/baseline?bytes={root_bytes}"),
+            "no_auth_root",
+            get(&format!("/v2/_bench/baseline?bytes={root_bytes}"))?,
         ),
         Scenario::ok(
             "baseline_shop",
             "baseline_shop",
-            format!("/v2/_bench/baseline?bytes={shop_bytes}"),
+            get(&format!("/v2/_bench/baseline?bytes={shop_bytes}"))?,
         ),
+        Scenario::ok(
+            "no_auth_root",
+            "no_auth_root",
+            api.anonymous(&format!("/bench/static?bytes={root_bytes}"))?,
+        ),
+        // Tokens issued per second (each one signed and recorded).
+        Scenario::ok("token_cc", "no_auth_root", api.client_credentials(demo)?),
     ];
 
     // What starting, seeding and the probes took, before the first reset.
@@ -83,7 +91,7 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     let mut measured = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
         let target = Target {
-            request: api.request(&scenario.path, scenario.if_none_match.as_ref())?,
+            request: scenario.request,
             expect: scenario.expect,
         };
         let body_bytes = api
@@ -110,12 +118,11 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
 }
 
 impl Scenario {
-    fn ok(name: &'static str, baseline: &'static str, path: String) -> Self {
+    fn ok(name: &'static str, baseline: &'static str, request: Request) -> Self {
         Self {
             name,
             baseline,
-            path,
-            if_none_match: None,
+            request,
             expect: StatusCode::OK,
         }
     }
@@ -165,6 +172,27 @@ impl Api<'_> {
             builder = builder.header(IF_NONE_MATCH, etag.clone());
         }
         builder.build().with_context(|| format!("build GET {path}"))
+    }
+
+    /// A GET without credentials.
+    fn anonymous(&self, path: &str) -> Result<Request> {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .build()
+            .with_context(|| format!("build GET {path}"))
+    }
+
+    /// A client-credentials token request of the demo app.
+    fn client_credentials(&self, demo: &DemoData) -> Result<Request> {
+        self.client
+            .post(format!("{}/oauth/token", self.base))
+            .basic_auth(&demo.app.client_id, Some(&demo.app.client_secret))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("scope", "shops.read"),
+            ])
+            .build()
+            .context("build the token request")
     }
 
     /// GETs `path` once, expecting 200 with an ETag: the body's length and the ETag.

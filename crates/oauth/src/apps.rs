@@ -174,6 +174,17 @@ pub fn validate_redirect_uri(uri: &str) -> Result<(), String> {
     if matches!(scheme, "http" | "https") && !rest.starts_with("//") {
         return Err("must name a host".into());
     }
+    // RFC 9700 section 2.6: plain http only for a native app's loopback listener.
+    if scheme == "http" {
+        let authority = rest[2..].split(['/', '?']).next().unwrap_or("");
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or(""),
+            None => authority.split(':').next().unwrap_or(""),
+        };
+        if !matches!(host, "127.0.0.1" | "localhost" | "::1") {
+            return Err("must use https (plain http only for loopback addresses)".into());
+        }
+    }
     Ok(())
 }
 
@@ -186,6 +197,8 @@ mod tests {
         for good in [
             "https://app.example/cb",
             "http://127.0.0.1:9000/cb?x=1",
+            "http://localhost/cb",
+            "http://[::1]:8/cb",
             "com.example.app:/oauth",
         ] {
             assert!(validate_redirect_uri(good).is_ok(), "{good}");
@@ -195,6 +208,7 @@ mod tests {
             "https://x/cb#frag",
             "https:/x",
             "https://x/a b",
+            "http://app.example/cb",
             "1http://x",
         ] {
             assert!(validate_redirect_uri(bad).is_err(), "{bad}");

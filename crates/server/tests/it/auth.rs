@@ -25,6 +25,7 @@ fn challenge(response: &reqwest::Response) -> String {
         .to_owned()
 }
 
+/// BR-01, BR-02, BR-03 (malformed, `alg: none`, foreign key).
 async fn missing_malformed_and_foreign_tokens_are_refused(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -68,6 +69,7 @@ async fn missing_malformed_and_foreign_tokens_are_refused(backend: Backend) {
     );
 }
 
+/// BR-03 (expired).
 async fn expired_tokens_are_refused(backend: Backend) {
     let Some(s) =
         TestServer::start_with(backend, |c| c.access_token_ttl = Duration::from_secs(1)).await
@@ -95,6 +97,7 @@ async fn expired_tokens_are_refused(backend: Backend) {
     assert!(challenge(&response).contains("expired"));
 }
 
+/// BR-06.
 async fn query_string_tokens_are_refused(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -113,6 +116,7 @@ async fn query_string_tokens_are_refused(backend: Backend) {
     }
 }
 
+/// BR-04.
 async fn read_only_token_cannot_write(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -159,6 +163,7 @@ async fn read_only_token_cannot_write(backend: Backend) {
     );
 }
 
+/// PW-05.
 async fn readonly_role_caps_an_admin_token(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;

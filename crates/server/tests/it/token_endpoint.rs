@@ -38,6 +38,7 @@ fn assert_no_store(headers: &reqwest::header::HeaderMap) {
     assert_eq!(headers["pragma"], "no-cache");
 }
 
+/// TOK-09, TOK-10, TOK-16, TOK-17, TOK-19, TOK-20, CC-01, CC-02, CC-03, CC-05.
 async fn client_credentials_by_body_and_by_basic(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -122,6 +123,7 @@ async fn client_credentials_by_body_and_by_basic(backend: Backend) {
     expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_scope");
 }
 
+/// TOK-08, TOK-11, TOK-12, TOK-13, TOK-14, TOK-15, TOK-22 (NUL in Basic).
 async fn client_authentication_failures(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -194,6 +196,7 @@ async fn client_authentication_failures(backend: Backend) {
     );
 }
 
+/// PW-01, PW-02, PW-03, PW-04 (the same answer for a wrong password and an unknown user).
 async fn password_grant_rules(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -272,6 +275,7 @@ async fn password_grant_rules(backend: Backend) {
     expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_grant");
 }
 
+/// TOK-01, TOK-02, TOK-03, TOK-04, TOK-05, TOK-06, TOK-07, TOK-17, TOK-18, TOK-22.
 async fn malformed_token_requests(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
         return;
@@ -310,7 +314,15 @@ async fn malformed_token_requests(backend: Backend) {
             "{description}"
         );
     }
-    // An empty scope is as if absent.
+    // TOK-04: unknown parameters are ignored.
+    let (status, _, answer) = post_form(
+        &s,
+        "grant_type=client_credentials&flavour=vanilla",
+        Some((&basic.0, &basic.1)),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    // TOK-03: an empty scope is as if absent.
     let (status, _, answer) = post_form(
         &s,
         "grant_type=client_credentials&scope=",

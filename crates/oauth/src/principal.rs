@@ -26,6 +26,8 @@ pub struct Principal {
     pub token_id: String,
     /// `None` for personal tokens that never expire.
     pub expires_at: Option<Timestamp>,
+    /// A personal access token (its uses are recorded).
+    pub personal: bool,
 }
 
 impl Principal {

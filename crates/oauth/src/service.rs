@@ -10,6 +10,7 @@ use storage::Database;
 use crate::keys::KeyRing;
 use crate::revocation::RevocationList;
 use crate::secret_box::{SecretBox, SecretBoxError};
+use crate::tokens::VerifiedTokens;
 
 /// How many failed sign-ins, within which window, lock a user name or an address.
 #[derive(Clone, Debug)]
@@ -67,6 +68,7 @@ pub struct AuthService {
     pub(crate) config: AuthConfig,
     /// Personal-token uses not yet written out: token id → last use.
     pub(crate) token_use: Mutex<HashMap<String, Timestamp>>,
+    pub(crate) verified: VerifiedTokens,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +100,7 @@ impl AuthService {
             clock,
             config,
             token_use: Mutex::new(HashMap::new()),
+            verified: VerifiedTokens::default(),
         })
     }
 
@@ -115,7 +118,9 @@ impl AuthService {
 
     /// Picks up rotated and retired signing keys.
     pub async fn refresh_keys(&self) -> storage::Result<()> {
-        self.keys.refresh(self.clock.as_ref()).await
+        self.keys.refresh(self.clock.as_ref()).await?;
+        self.verified.clear();
+        Ok(())
     }
 
     /// Picks up tokens revoked on other nodes.

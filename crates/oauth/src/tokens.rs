@@ -1,6 +1,9 @@
 //! Access tokens and personal access tokens: signed JWTs whose claims carry the principal,
 //! each recorded by `jti` so that it can be revoked, renewed and listed.
 
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
 use domain::{Role, ScopeSet, Timestamp};
 use jsonwebtoken::{Algorithm, Header, Validation};
 use serde::{Deserialize, Serialize};
@@ -163,22 +166,66 @@ impl AuthService {
         Ok(claims)
     }
 
-    /// Verifies a bearer token completely and builds the principal.
-    pub async fn verify_access_token(&self, token: &str) -> Result<Principal, VerifyError> {
-        let claims = self.decode_token(token).await?;
-        if claims
-            .exp
-            .is_some_and(|exp| exp <= self.clock.now().as_secs())
+    /// Verifies a bearer token completely and builds the principal. A token whose
+    /// signature was checked before is not checked again; its expiry and revocation are,
+    /// every time.
+    pub async fn verify_access_token(&self, token: &str) -> Result<Arc<Principal>, VerifyError> {
+        let principal = match self.verified.get(token) {
+            Some(principal) => principal,
+            None => {
+                let principal = Arc::new(principal_from(self.decode_token(token).await?)?);
+                self.verified.insert(token, principal.clone());
+                principal
+            }
+        };
+        if principal
+            .expires_at
+            .is_some_and(|exp| exp.as_secs() <= self.clock.now().as_secs())
         {
             return Err(VerifyError::Expired);
         }
-        if self.revocations.contains(&claims.jti) {
+        if self.revocations.contains(&principal.token_id) {
             return Err(VerifyError::Revoked);
         }
-        if claims.is_personal() {
-            self.note_use(&claims.jti);
+        if principal.personal {
+            self.note_use(&principal.token_id);
         }
-        principal_from(claims)
+        Ok(principal)
+    }
+}
+
+/// Principals of tokens whose signatures verified, by token. Bounded: when full it starts
+/// afresh; emptied when the signing keys change (a retired key's tokens must fail).
+#[derive(Default)]
+pub(crate) struct VerifiedTokens(RwLock<HashMap<Box<str>, Arc<Principal>>>);
+
+const VERIFIED_CAPACITY: usize = 10_000;
+
+impl VerifiedTokens {
+    fn get(&self, token: &str) -> Option<Arc<Principal>> {
+        self.0
+            .read()
+            .expect("verified token lock is never poisoned")
+            .get(token)
+            .cloned()
+    }
+
+    fn insert(&self, token: &str, principal: Arc<Principal>) {
+        let mut entries = self
+            .0
+            .write()
+            .expect("verified token lock is never poisoned");
+        if entries.len() >= VERIFIED_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(token.into(), principal);
+    }
+
+    pub(crate) fn clear(&self) {
+        self.0
+            .write()
+            .expect("verified token lock is never poisoned")
+            .clear();
     }
 }
 
@@ -209,5 +256,6 @@ fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
         scopes: granted.effective(ceiling),
         token_id: claims.jti,
         expires_at: claims.exp.map(Timestamp::from_secs),
+        personal: claims.typ.as_deref() == Some(PERSONAL),
     })
 }

@@ -58,7 +58,7 @@ pub async fn middleware(
         None => Authentication::Anonymous,
         Some(value) => match bearer_token(value) {
             Some(token) => match state.auth.verify_access_token(token).await {
-                Ok(principal) => Authentication::Principal(Arc::new(principal)),
+                Ok(principal) => Authentication::Principal(principal),
                 Err(err) => Authentication::Refused(err.to_string()),
             },
             None => {

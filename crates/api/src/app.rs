@@ -20,10 +20,13 @@ use tracing::Span;
 use crate::kernel::error::ApiError;
 use crate::kernel::request_id::RandomRequestId;
 use crate::kernel::{
-    auth, conditional, framework_errors, idempotency, metrics, rate_limit, versioning,
+    auth, conditional, framework_errors, idempotency, metrics, query_count, rate_limit, versioning,
 };
 use crate::state::AppState;
-use crate::{credentials, docs, ops, root, sellers, shops};
+use crate::{
+    assets, collections, credentials, docs, ops, product_types, products, root, sellers, shops,
+    variants,
+};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
 /// endpoints and the token endpoint, behind one middleware stack.
@@ -32,6 +35,11 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(root::show))
         .merge(sellers::routes())
         .merge(shops::routes())
+        .merge(products::routes())
+        .merge(variants::routes())
+        .merge(assets::routes(state.config.max_asset_bytes))
+        .merge(product_types::routes())
+        .merge(collections::routes())
         .merge(credentials::routes());
     if state.config.bench_baseline {
         v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));
@@ -40,7 +48,12 @@ pub fn router(state: AppState) -> Router {
         state.clone(),
         versioning::deprecated_alias,
     ));
-    let limit = state.config.max_body_bytes;
+    // JSON bodies are held to `max_body_bytes` where they are read; this outer bound also
+    // lets image uploads through.
+    let limit = state
+        .config
+        .max_body_bytes
+        .max(assets::upload_body_limit(state.config.max_asset_bytes));
     let mut operations = ops::routes();
     if state.config.bench_baseline {
         operations = operations.route("/bench/static", get(ops::bench_static));
@@ -50,6 +63,7 @@ pub fn router(state: AppState) -> Router {
         .nest("/v2", v2)
         .nest("/v1", v1)
         .merge(docs::routes())
+        .merge(assets::file_routes())
         .merge(operations)
         .fallback(not_found)
         .with_state(state.clone())
@@ -65,6 +79,7 @@ pub fn router(state: AppState) -> Router {
                         .on_response(log_response),
                 )
                 .layer(from_fn_with_state(state.clone(), metrics::middleware))
+                .layer(from_fn_with_state(state.clone(), query_count::middleware))
                 .layer(from_fn(framework_errors::middleware))
                 .layer(CatchPanicLayer::custom(|_| {
                     ApiError::internal().into_response()

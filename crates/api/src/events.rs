@@ -7,12 +7,15 @@ use storage::Tx;
 use storage::events::{self, Actor, NewEvent};
 use storage::shops::Shop;
 
-use crate::kernel::error::ApiError;
+use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::state::AppState;
 
 /// A change to report: its topic and the item as a GET shows it now.
 pub struct Change<'a> {
     pub topic: &'static str,
     pub account_id: i64,
+    pub seller_id: Option<i64>,
     pub shop: Option<&'a Shop>,
     pub item_type: &'static str,
     pub item_id: i64,
@@ -26,10 +29,33 @@ impl<'a> Change<'a> {
         Self {
             topic,
             account_id: shop.account_id,
+            seller_id: Some(shop.seller_id),
             shop: Some(shop),
             item_type: "shop",
             item_id: shop.id,
             item_slug: Some(&shop.subdomain),
+            item,
+        }
+    }
+
+    /// A change in a seller's catalog (products, variants, collections, types, prices).
+    pub fn of_catalog(
+        topic: &'static str,
+        owner: (i64, i64),
+        item_type: &'static str,
+        item_id: i64,
+        item_slug: Option<&'a str>,
+        item: &'a Value,
+    ) -> Self {
+        let (account_id, seller_id) = owner;
+        Self {
+            topic,
+            account_id,
+            seller_id: Some(seller_id),
+            shop: None,
+            item_type,
+            item_id,
+            item_slug,
             item,
         }
     }
@@ -45,6 +71,7 @@ pub async fn record(
     let event = NewEvent {
         topic: change.topic,
         account_id: change.account_id,
+        seller_id: change.seller_id,
         shop_id: change.shop.map(|s| s.id),
         shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
         item_type: change.item_type,
@@ -58,4 +85,27 @@ pub async fn record(
         item: change.item,
     };
     Ok(events::record(tx, &event, now).await?)
+}
+
+/// What every write of a request shares: the state, who writes, and when.
+#[derive(Clone, Copy)]
+pub struct WriteCtx<'a> {
+    pub state: &'a AppState,
+    pub auth: &'a Auth,
+    pub now: Timestamp,
+}
+
+impl<'a> WriteCtx<'a> {
+    pub fn new(state: &'a AppState, auth: &'a Auth) -> Self {
+        Self {
+            state,
+            auth,
+            now: state.clock.now(),
+        }
+    }
+
+    /// Records `change` in the transaction, attributed to the request's principal.
+    pub async fn record(&self, tx: &mut Tx, change: Change<'_>) -> ApiResult<i64> {
+        record(tx, self.auth, change, self.now).await
+    }
 }

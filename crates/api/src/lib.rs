@@ -1,23 +1,31 @@
 //! The HTTP API. `kernel` holds what every endpoint shares (errors, JSON input, lists,
 //! conditional requests, authentication, rate limits, idempotency, metrics); each area
-//! (`root`, `sellers`, `shops`) has its router, representations and input rules.
+//! (`root`, `sellers`, `shops`, the catalog's `products`, `variants`, `assets`,
+//! `product_types` and `collections`) has its router, representations and input rules.
 
 mod kernel;
 mod rels;
 
+mod assets;
+mod collections;
 mod credentials;
 mod docs;
 mod events;
 mod ops;
+mod product_types;
+mod products;
 mod root;
 mod sellers;
 mod shops;
+mod slugs;
 mod urls;
+mod variants;
 
 mod app;
 mod state;
 
 pub use app::router;
+pub use assets::upload_body_limit;
 pub use kernel::metrics::Metrics;
 pub use kernel::rate_limit::{RateLimitConfig, RateLimiter};
 pub use state::{ApiConfig, AppState};

@@ -53,6 +53,124 @@ rels! {
         "Changes the shop's settings: any of name, description, locale, currency_code, timezone, contact_email \
          (null clears it) and storefront. The subdomain cannot change. Honours If-Match. Records shops.updated \
          when something changed. Needs shops.write.");
+    PRODUCTS_PRODUCTS = ("products", "products", Get, "Products",
+        "The products the token may see, as a paginated list. Tokens bound to an account see their sellers' \
+         products, visible and hidden; tokens bound to none must name shops in shop_subdomains and see their \
+         visible products. Parameters: q (every word must begin a word of the title, description, tags, vendor \
+         or a SKU), status (visible or hidden), shop_ids and shop_subdomains (available in any of these shops), \
+         collections (collection ids), type_ids, tags (any of them, in any case), sku, vendor, price.gte/.lte \
+         (minor units, the lowest variant price), created_on.gte/.lte and updated_on.gte/.lte (RFC 3339 or \
+         YYYY-MM-DD), sort (id, title, price, created_on, updated_on, each .asc or .desc), page, per_page \
+         (1 to 200, default 20). Lists of values are comma-separated. Needs products.read (or public).");
+    PRODUCTS_PRODUCT = ("products", "product", Get, "Product",
+        "One product: title, slug, description, status, vendor, tags, price and price_comparison (of its \
+         lowest-priced variant, in minor units of currency_code), discount_percentage, product type, \
+         collection_ids, all_shops and shop_ids, custom_attributes, with its variants and images embedded. \
+         Needs products.read (or public, with shop_subdomains).");
+    PRODUCTS_CREATE_PRODUCT = ("products", "create_product", Post, "Create a product",
+        "Body: title (required), seller_id (required when the account has several sellers), slug (default \
+         from the title, unique per seller), description, status (visible or hidden, default hidden), vendor, \
+         tags, currency_code (default the seller's), product_type_id or product_type_name (created when new), \
+         custom_attributes (an object; checked against the product type's attributes), shop_ids or all_shops \
+         (default every shop of the seller), collection_ids (manual collections), and variants (each as in \
+         products:create_variant). Without variants the product gets one default variant priced at `price` \
+         (and `price_comparison`). Answers 201 and records products.created. Needs products.write.");
+    PRODUCTS_UPDATE = ("products", "update", Put, "Update the product",
+        "Changes any of title, slug, description, status, vendor, tags, currency_code, product_type_id or \
+         product_type_name, custom_attributes, shop_ids or all_shops, collection_ids (manual collections: the \
+         product is put in those listed and taken out of the others) and, for a product with one variant, \
+         price and price_comparison. null clears an optional field. Variants change through their own links. \
+         Honours If-Match. Records products.updated. Needs products.write.");
+    PRODUCTS_DELETE = ("products", "delete", Delete, "Delete the product",
+        "Deletes the product with its variants and images, and takes it out of its collections and price \
+         lists; orders keep what they recorded of it. Answers with the deleted product and records \
+         products.deleted. Needs products.write.");
+    PRODUCTS_VARIANTS = ("products", "variants", Get, "Variants of the product",
+        "The product's variants as a paginated list, by position. Parameters: sort (position or id, .asc or \
+         .desc), page, per_page. Needs products.read.");
+    PRODUCTS_CREATE_VARIANT = ("products", "create_variant", Post, "Add a variant",
+        "Body: title, sku (unique per seller), options (an object of option names and values, e.g. \
+         {\"size\": \"M\"}), price (required, minor units), price_comparison, stock (default 0), \
+         available_if_no_stock (sell on backorder, default false), weight_in_grams, barcode, position, image_ids \
+         (images of the product). Answers 201 and records products.updated.variants.created. Needs \
+         products.write.");
+    PRODUCTS_ASSETS = ("products", "assets", Get, "Images of the product",
+        "The product's images as a paginated list, by position. Needs products.read.");
+    PRODUCTS_CREATE_ASSET = ("products", "create_asset", Post, "Upload an image",
+        "Either JSON {\"file_name\": \"…\", \"data\": \"<base64>\"} or multipart/form-data with a `file` part. \
+         JPEG, PNG, GIF and WebP images are accepted (their type is read from their bytes), up to the \
+         configured size (413 beyond). Answers 201 with the image, whose `url` serves the file, and records \
+         products.updated.assets.created. Needs products.write.");
+    PRODUCTS_DELETE_ASSET = ("products", "delete_asset", Delete, "Delete the image",
+        "Deletes the image (and removes it from its variants); answers with it and records \
+         products.updated.assets.deleted. Needs products.write.");
+    PRODUCTS_COLLECTIONS = ("products", "collections", Get, "Collections of the product",
+        "The collections that hold this product. Needs products.read.");
+    VARIANTS_UPDATE = ("variants", "update", Put, "Update the variant",
+        "Changes any of the fields given at creation; stock sets the absolute level (below zero only for \
+         variants sold on backorder). Honours If-Match. Records products.updated.variants.updated. Needs \
+         products.write.");
+    VARIANTS_DELETE = ("variants", "delete", Delete, "Delete the variant",
+        "Deletes the variant; a product's last variant cannot be deleted (422). Records \
+         products.updated.variants.deleted. Needs products.write.");
+    VARIANTS_ADJUST_STOCK = ("variants", "adjust_stock", Post, "Adjust the stock",
+        "Body: {\"delta\": n}: adds n (negative to take) to the stock in one atomic step. Taking more than is \
+         in stock from a variant not sold on backorder is refused with 422 and changes nothing. Honours \
+         Idempotency-Key, so a retried adjustment applies once. Records products.updated.variants.updated. \
+         Needs products.write.");
+    PRODUCT_TYPES_PRODUCT_TYPES = ("product_types", "product_types", Get, "Product types",
+        "The product types of the account's sellers, as a paginated list. Parameters: q (name contains), \
+         names (exact, any case), seller_ids, created_on.gte/.lte, updated_on.gte/.lte, sort (id, name, \
+         created_on, updated_on, each .asc or .desc), page, per_page. Needs products.read.");
+    PRODUCT_TYPES_PRODUCT_TYPE = ("product_types", "product_type", Get, "Product type",
+        "One product type: name (unique per seller in any case), attributes (the schema of its products' \
+         custom_attributes: name, field_type string, number, boolean or select, required, options) and \
+         products_count. Needs products.read.");
+    PRODUCT_TYPES_CREATE_PRODUCT_TYPE = ("product_types", "create_product_type", Post, "Create a product type",
+        "Body: name (required), seller_id (required when the account has several sellers), attributes. \
+         Answers 201 and records product_types.created. Needs products.write.");
+    PRODUCT_TYPES_UPDATE = ("product_types", "update", Put, "Update the product type",
+        "Changes the name or the attributes. Products are checked against the attributes when they are next \
+         written. Records product_types.updated. Needs products.write.");
+    PRODUCT_TYPES_DELETE = ("product_types", "delete", Delete, "Delete the product type",
+        "Deletes a type no product uses; a type still in use is refused with 422 (move or delete its products \
+         first). Records product_types.deleted. Needs products.write.");
+    PRODUCT_TYPES_PRODUCTS = ("product_types", "products", Get, "Products of the type",
+        "The product list filtered to this type (see products:products).");
+    COLLECTIONS_COLLECTIONS = ("collections", "collections", Get, "Collections",
+        "The collections of the account's sellers, as a paginated list. Parameters: q (title or slug \
+         contains), kind (manual or smart), product_ids (holding any of these products), seller_ids, \
+         created_on.gte/.lte, updated_on.gte/.lte, sort (id, title, created_on, updated_on, each .asc or \
+         .desc), page, per_page. Needs products.read.");
+    COLLECTIONS_COLLECTION = ("collections", "collection", Get, "Collection",
+        "One collection: title, slug, description, kind (manual or smart), rules and rule_match (all or any) \
+         of a smart collection, sort_order and products_count. Needs products.read.");
+    COLLECTIONS_CREATE_COLLECTION = ("collections", "create_collection", Post, "Create a collection",
+        "Body: title (required), seller_id (required when the account has several sellers), slug, \
+         description, kind (manual, the default, or smart), rules (smart only: each {field: title, tag, \
+         vendor, type, price or stock; relation: equals, not_equals, contains, not_contains, starts_with, \
+         ends_with, greater_than or less_than as the field allows; value}), rule_match (all or any), \
+         sort_order (manual, title.asc/.desc, price.asc/.desc, created_on.asc/.desc). A smart collection holds \
+         every product of its seller that meets its rules, kept up to date as products change. Text compares \
+         without regard to the case of A to Z; price is the lowest variant price; stock matches when any \
+         variant meets the rule. Answers 201 and records collections.created. Needs products.write.");
+    COLLECTIONS_UPDATE = ("collections", "update", Put, "Update the collection",
+        "Changes any of title, slug, description, rules, rule_match and sort_order (kind cannot change). \
+         Honours If-Match. Records collections.updated. Needs products.write.");
+    COLLECTIONS_DELETE = ("collections", "delete", Delete, "Delete the collection",
+        "Deletes the collection; its products stay. Records collections.deleted. Needs products.write.");
+    COLLECTIONS_PRODUCTS = ("collections", "products", Get, "Products of the collection",
+        "The collection's products in its sort_order, as a paginated list (page, per_page). Needs \
+         products.read.");
+    COLLECTIONS_ADD_PRODUCT = ("collections", "add_product", Post, "Add a product",
+        "Manual collections only. Body: product_id (required), position (1 is first; default last). Records \
+         collections.updated.products.added. Needs products.write.");
+    COLLECTIONS_REMOVE_PRODUCT = ("collections", "remove_product", Delete, "Remove a product",
+        "Manual collections only: takes the product out of the collection. Records \
+         collections.updated.products.removed. Needs products.write.");
+    COLLECTIONS_REORDER_PRODUCTS = ("collections", "reorder_products", Put, "Reorder the products",
+        "Manual collections only. Body: product_ids (members, at most 1000): they move, in this order, before \
+         the other members, whose order stays. Records collections.updated. Needs products.write.");
 }
 
 #[cfg(test)]

@@ -7,10 +7,13 @@ use hal::{Link, Resource};
 use serde::Serialize;
 use storage::{sellers, shops, users};
 
+use crate::collections::COLLECTION_LIST;
 use crate::credentials::{APP_LIST, TOKEN_LIST};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
+use crate::product_types::PRODUCT_TYPE_LIST;
+use crate::products::PRODUCT_LIST;
 use crate::rels;
 use crate::sellers::{SELLER_LIST, seller_resource};
 use crate::shops::{SHOP_LIST, shop_resource};
@@ -65,6 +68,10 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
             .map(domain::Timestamp::from_micros),
     };
     let urls = &state.urls;
+    // Tokens bound to an account manage their catalog; others may read a public one.
+    let catalog_admin = auth.tenant().is_some() && auth.has(Scope::ProductsRead);
+    let catalog_reader = auth.has(Scope::ProductsRead) || auth.has(Scope::Public);
+    let catalog_writer = auth.tenant().is_some() && auth.has(Scope::ProductsWrite);
     let doc = Resource::new(["root"])
         .with_properties(&fields)
         .link("self", Link::get(urls.root()))
@@ -80,6 +87,35 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         .rel_if(auth.has(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.api("/shops/{id}")
         })
+        .rel_if(catalog_reader, &rels::PRODUCTS_PRODUCTS, || {
+            urls.list_template("/products", &PRODUCT_LIST)
+        })
+        .rel_if(catalog_reader, &rels::PRODUCTS_PRODUCT, || {
+            urls.api("/products/{id}")
+        })
+        .rel_if(catalog_writer, &rels::PRODUCTS_CREATE_PRODUCT, || {
+            urls.api("/products")
+        })
+        .rel_if(catalog_admin, &rels::COLLECTIONS_COLLECTIONS, || {
+            urls.list_template("/collections", &COLLECTION_LIST)
+        })
+        .rel_if(catalog_admin, &rels::COLLECTIONS_COLLECTION, || {
+            urls.api("/collections/{id}")
+        })
+        .rel_if(catalog_writer, &rels::COLLECTIONS_CREATE_COLLECTION, || {
+            urls.api("/collections")
+        })
+        .rel_if(catalog_admin, &rels::PRODUCT_TYPES_PRODUCT_TYPES, || {
+            urls.list_template("/product_types", &PRODUCT_TYPE_LIST)
+        })
+        .rel_if(catalog_admin, &rels::PRODUCT_TYPES_PRODUCT_TYPE, || {
+            urls.api("/product_types/{id}")
+        })
+        .rel_if(
+            catalog_writer,
+            &rels::PRODUCT_TYPES_CREATE_PRODUCT_TYPE,
+            || urls.api("/product_types"),
+        )
         .rel_if(
             auth.user_id().is_some(),
             &rels::ROOT_PERSONAL_ACCESS_TOKENS,

@@ -15,9 +15,14 @@ pub struct ApiConfig {
     /// Scheme, host and optional path prefix under which clients reach the service.
     pub public_url: String,
     pub max_body_bytes: usize,
+    /// The largest product image accepted, in bytes.
+    pub max_asset_bytes: usize,
     pub rate_limit: RateLimitConfig,
     /// Serves `GET /v2/_bench/baseline`, the static reference the benchmarks compare against.
     pub bench_baseline: bool,
+    /// Answers every request with `X-Db-Queries`, the number of queries it sent (tests
+    /// and benchmarks hold pages to a constant number with it).
+    pub count_queries: bool,
 }
 
 #[derive(Clone)]

@@ -58,4 +58,62 @@ impl Urls {
     pub fn shop(&self, id: i64) -> String {
         format!("{}/shops/{id}", self.base)
     }
+
+    pub fn product(&self, id: i64) -> String {
+        format!("{}/products/{id}", self.base)
+    }
+
+    pub fn variants(&self, product_id: i64) -> String {
+        format!("{}/products/{product_id}/variants", self.base)
+    }
+
+    pub fn variant(&self, product_id: i64, id: i64) -> String {
+        format!("{}/products/{product_id}/variants/{id}", self.base)
+    }
+
+    pub fn assets(&self, product_id: i64) -> String {
+        format!("{}/products/{product_id}/assets", self.base)
+    }
+
+    pub fn asset(&self, product_id: i64, id: i64) -> String {
+        format!("{}/products/{product_id}/assets/{id}", self.base)
+    }
+
+    /// The public address of an asset's file: immutable, named by its digest.
+    pub fn asset_file(&self, id: i64, digest: &str, file_name: &str) -> String {
+        let name = form_urlencoded::byte_serialize(file_name.as_bytes()).collect::<String>();
+        format!("{}/files/{id}/{digest}/{name}", self.public)
+    }
+
+    pub fn product_type(&self, id: i64) -> String {
+        format!("{}/product_types/{id}", self.base)
+    }
+
+    pub fn collection(&self, id: i64) -> String {
+        format!("{}/collections/{id}", self.base)
+    }
+
+    /// A templated list link with some parameters already set, declaring the others.
+    pub fn list_template_with(
+        &self,
+        path: &str,
+        spec: &ListSpec,
+        preset: &[(&str, String)],
+    ) -> String {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in preset {
+            query.append_pair(name, value);
+        }
+        let rest: Vec<&str> = spec
+            .template_params()
+            .into_iter()
+            .filter(|p| !preset.iter().any(|(name, _)| name == p))
+            .collect();
+        format!(
+            "{}{path}?{}{{&{}}}",
+            self.base,
+            query.finish(),
+            rest.join(",")
+        )
+    }
 }

@@ -1,11 +1,13 @@
-//! The commerce domain without I/O: identity and scopes, validation rules, time, money and
-//! the event topics. Everything here is deterministic and unit-tested.
+//! The commerce domain without I/O: identity and scopes, validation rules, time, money, the
+//! catalog's rules and the event topics. Everything here is deterministic and unit-tested.
 
+pub mod catalog;
 pub mod clock;
 pub mod money;
 pub mod role;
 pub mod scope;
 pub mod shop;
+pub mod text_enum;
 pub mod topic;
 pub mod validation;
 

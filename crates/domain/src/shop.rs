@@ -1,52 +1,12 @@
 //! Shop rules: storefront kinds and subdomains.
 
-use std::fmt;
-use std::str::FromStr;
+use crate::text_enum;
 
-use serde::Serialize;
-
-/// How a shop's storefront is served: by us (themes) or by the merchant's own front end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Storefront {
-    Hosted,
-    Headless,
-}
-
-impl Storefront {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Storefront::Hosted => "hosted",
-            Storefront::Headless => "headless",
-        }
-    }
-}
-
-impl fmt::Display for Storefront {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("must be one of: hosted, headless")]
-pub struct UnknownStorefront;
-
-impl FromStr for Storefront {
-    type Err = UnknownStorefront;
-    fn from_str(s: &str) -> Result<Self, UnknownStorefront> {
-        match s {
-            "hosted" => Ok(Storefront::Hosted),
-            "headless" => Ok(Storefront::Headless),
-            _ => Err(UnknownStorefront),
-        }
-    }
-}
-
-impl TryFrom<String> for Storefront {
-    type Error = UnknownStorefront;
-    fn try_from(s: String) -> Result<Self, UnknownStorefront> {
-        s.parse()
+text_enum! {
+    /// How a shop's storefront is served: by us (themes) or by the merchant's own front end.
+    pub enum Storefront {
+        Hosted => "hosted",
+        Headless => "headless",
     }
 }
 

@@ -26,10 +26,49 @@ pub const TOPICS: &[&str] = &[
     "shops",
     "shops.created",
     "shops.updated",
+    "collections",
+    "collections.created",
+    "collections.updated",
+    "collections.updated.products",
+    "collections.updated.products.added",
+    "collections.updated.products.removed",
+    "collections.deleted",
+    "product_types",
+    "product_types.created",
+    "product_types.updated",
+    "product_types.deleted",
+    "price_lists",
+    "price_lists.created",
+    "price_lists.updated",
+    "price_lists.updated.items",
+    "price_lists.updated.items.upserted",
+    "price_lists.updated.items.deleted",
+    "price_lists.deleted",
 ];
 
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
+pub const PRODUCTS_CREATED: &str = "products.created";
+pub const PRODUCTS_UPDATED: &str = "products.updated";
+pub const PRODUCTS_DELETED: &str = "products.deleted";
+pub const VARIANTS_CREATED: &str = "products.updated.variants.created";
+pub const VARIANTS_UPDATED: &str = "products.updated.variants.updated";
+pub const VARIANTS_DELETED: &str = "products.updated.variants.deleted";
+pub const ASSETS_CREATED: &str = "products.updated.assets.created";
+pub const ASSETS_DELETED: &str = "products.updated.assets.deleted";
+pub const COLLECTIONS_CREATED: &str = "collections.created";
+pub const COLLECTIONS_UPDATED: &str = "collections.updated";
+pub const COLLECTION_PRODUCTS_ADDED: &str = "collections.updated.products.added";
+pub const COLLECTION_PRODUCTS_REMOVED: &str = "collections.updated.products.removed";
+pub const COLLECTIONS_DELETED: &str = "collections.deleted";
+pub const PRODUCT_TYPES_CREATED: &str = "product_types.created";
+pub const PRODUCT_TYPES_UPDATED: &str = "product_types.updated";
+pub const PRODUCT_TYPES_DELETED: &str = "product_types.deleted";
+pub const PRICE_LISTS_CREATED: &str = "price_lists.created";
+pub const PRICE_LISTS_UPDATED: &str = "price_lists.updated";
+pub const PRICE_LIST_ITEMS_UPSERTED: &str = "price_lists.updated.items.upserted";
+pub const PRICE_LIST_ITEMS_DELETED: &str = "price_lists.updated.items.deleted";
+pub const PRICE_LISTS_DELETED: &str = "price_lists.deleted";
 
 pub fn is_known(topic: &str) -> bool {
     TOPICS.contains(&topic)
@@ -55,6 +94,37 @@ mod tests {
         assert!(!matches("orders.updated.shipped", "orders.updated"));
         assert!(!matches("order", "orders.created"));
         assert!(!matches("products", "orders.created"));
+    }
+
+    #[test]
+    fn every_named_topic_is_registered() {
+        for topic in [
+            SHOPS_CREATED,
+            SHOPS_UPDATED,
+            PRODUCTS_CREATED,
+            PRODUCTS_UPDATED,
+            PRODUCTS_DELETED,
+            VARIANTS_CREATED,
+            VARIANTS_UPDATED,
+            VARIANTS_DELETED,
+            ASSETS_CREATED,
+            ASSETS_DELETED,
+            COLLECTIONS_CREATED,
+            COLLECTIONS_UPDATED,
+            COLLECTION_PRODUCTS_ADDED,
+            COLLECTION_PRODUCTS_REMOVED,
+            COLLECTIONS_DELETED,
+            PRODUCT_TYPES_CREATED,
+            PRODUCT_TYPES_UPDATED,
+            PRODUCT_TYPES_DELETED,
+            PRICE_LISTS_CREATED,
+            PRICE_LISTS_UPDATED,
+            PRICE_LIST_ITEMS_UPSERTED,
+            PRICE_LIST_ITEMS_DELETED,
+            PRICE_LISTS_DELETED,
+        ] {
+            assert!(is_known(topic), "{topic}");
+        }
     }
 
     #[test]

@@ -148,6 +148,9 @@ struct ServeArgs {
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "COMMERCE_MAX_BODY_BYTES")]
     max_body_bytes: Option<usize>,
+    /// Largest product image accepted, in bytes.
+    #[arg(long, env = "COMMERCE_MAX_ASSET_BYTES")]
+    max_asset_bytes: Option<usize>,
     /// Requests per token (or per IP without one) and window, e.g. 600/60s.
     #[arg(long, env = "COMMERCE_RATE_LIMIT")]
     rate_limit: Option<String>,
@@ -160,6 +163,9 @@ struct ServeArgs {
     /// Serve the benchmarks' static baseline endpoint.
     #[arg(long, hide = true)]
     bench_baseline: bool,
+    /// Answer every request with X-Db-Queries, the number of queries it sent.
+    #[arg(long, hide = true)]
+    count_queries: bool,
 }
 
 #[derive(Debug, Args)]
@@ -471,6 +477,9 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
     if let Some(bytes) = args.max_body_bytes.or(file.max_body_bytes) {
         config.max_body_bytes = bytes;
     }
+    if let Some(bytes) = args.max_asset_bytes.or(file.max_asset_bytes) {
+        config.max_asset_bytes = bytes;
+    }
     if let Some(rate) = args.rate_limit.or(file.rate_limit) {
         (config.rate_limit_quota, config.rate_limit_window) =
             parse_rate_limit(&rate).map_err(anyhow::Error::msg)?;
@@ -485,6 +494,7 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
         config.signing_key = Some(key.into_bytes());
     }
     config.bench_baseline = args.bench_baseline;
+    config.count_queries = args.count_queries;
     Ok(config)
 }
 

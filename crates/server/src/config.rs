@@ -38,6 +38,7 @@ pub struct ServeConfig {
     pub allow_private_webhook_targets: bool,
     pub demo: bool,
     pub max_body_bytes: usize,
+    pub max_asset_bytes: usize,
     pub rate_limit_quota: u32,
     pub rate_limit_window: Duration,
     /// Configured token signing secret; otherwise keys are kept in the database.
@@ -45,6 +46,7 @@ pub struct ServeConfig {
     /// The key (base64, 32 bytes) that seals client secrets; otherwise one kept in the database.
     pub encryption_key: Option<String>,
     pub bench_baseline: bool,
+    pub count_queries: bool,
 }
 
 impl ServeConfig {
@@ -62,11 +64,13 @@ impl ServeConfig {
             allow_private_webhook_targets: false,
             demo: false,
             max_body_bytes: 1024 * 1024,
+            max_asset_bytes: 10 * 1024 * 1024,
             rate_limit_quota: 600,
             rate_limit_window: Duration::from_secs(60),
             signing_key: None,
             encryption_key: None,
             bench_baseline: false,
+            count_queries: false,
         }
     }
 }
@@ -84,6 +88,7 @@ pub struct FileConfig {
     pub log_format: Option<LogFormat>,
     pub allow_private_webhook_targets: Option<bool>,
     pub max_body_bytes: Option<usize>,
+    pub max_asset_bytes: Option<usize>,
     pub rate_limit: Option<String>,
     pub signing_key: Option<String>,
     pub encryption_key: Option<String>,

@@ -100,11 +100,13 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         ApiConfig {
             public_url: public_url.clone(),
             max_body_bytes: config.max_body_bytes,
+            max_asset_bytes: config.max_asset_bytes,
             rate_limit: RateLimitConfig {
                 quota: config.rate_limit_quota,
                 window: config.rate_limit_window,
             },
             bench_baseline: config.bench_baseline,
+            count_queries: config.count_queries,
         },
     );
     let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();

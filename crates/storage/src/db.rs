@@ -37,6 +37,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "web_sessions",
         include_str!("../migrations/sqlite/0003_web_sessions.sql"),
     ),
+    (
+        4,
+        "catalog",
+        include_str!("../migrations/sqlite/0004_catalog.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -53,6 +58,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         3,
         "web_sessions",
         include_str!("../migrations/postgres/0003_web_sessions.sql"),
+    ),
+    (
+        4,
+        "catalog",
+        include_str!("../migrations/postgres/0004_catalog.sql"),
     ),
 ];
 
@@ -307,6 +317,7 @@ pub(crate) enum Conn<'c> {
 
 impl<'a> Handle<'a> {
     pub(crate) async fn open(exec: Exec<'a>) -> Result<Self> {
+        crate::query_count::note(1);
         Ok(match exec {
             Exec::Db(Database::Sqlite(p)) => Handle::SqlitePooled(p.reader.acquire().await?),
             Exec::Db(Database::Postgres(p)) => Handle::PostgresPooled(p.acquire().await?),

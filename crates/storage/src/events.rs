@@ -18,6 +18,8 @@ pub struct Actor<'a> {
 pub struct NewEvent<'a> {
     pub topic: &'a str,
     pub account_id: i64,
+    /// The seller owning a catalog item (products reach the subscriptions of its shops).
+    pub seller_id: Option<i64>,
     pub shop_id: Option<i64>,
     pub shop_subdomain: Option<&'a str>,
     pub item_type: &'a str,
@@ -33,6 +35,7 @@ pub struct Event {
     pub id: i64,
     pub topic: String,
     pub account_id: i64,
+    pub seller_id: Option<i64>,
     pub shop_id: Option<i64>,
     pub shop_subdomain: Option<String>,
     pub item_type: String,
@@ -51,12 +54,13 @@ pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result
     let item = event.item.to_string();
     let id: i64 = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_scalar(
-            "INSERT INTO events (topic, account_id, shop_id, shop_subdomain, item_type, item_id, item_slug, \
-             user_id, user_name, app_id, item, created_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            "INSERT INTO events (topic, account_id, seller_id, shop_id, shop_subdomain, item_type, item_id, \
+             item_slug, user_id, user_name, app_id, item, created_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
         )
         .bind(event.topic)
         .bind(event.account_id)
+        .bind(event.seller_id)
         .bind(event.shop_id)
         .bind(event.shop_subdomain)
         .bind(event.item_type)
@@ -82,7 +86,7 @@ pub async fn after(
 ) -> Result<Vec<Event>> {
     with_conn!(Exec::Db(db), |c| {
         sqlx::query_as::<_, Event>(
-            "SELECT id, topic, account_id, shop_id, shop_subdomain, item_type, item_id, item_slug, user_id, \
+            "SELECT id, topic, account_id, seller_id, shop_id, shop_subdomain, item_type, item_id, item_slug, user_id, \
              user_name, app_id, item, created_on FROM events WHERE account_id = $1 AND id > $2 ORDER BY id LIMIT $3",
         )
         .bind(account_id)

@@ -55,6 +55,7 @@ pub async fn claim(
             .execute(&mut *c)
             .await
             .map(|done| done.rows_affected())?;
+        crate::query_count::note(1);
         sqlx::query_scalar(
             "INSERT INTO idempotency_keys (key_digest, fingerprint, state, created_on, expires_on) \
              VALUES ($1, $2, 'started', $3, $4) ON CONFLICT (key_digest) DO NOTHING RETURNING key_digest",

@@ -6,21 +6,29 @@
 mod macros;
 mod db;
 mod error;
+pub mod json;
+pub mod query_count;
 pub mod sql;
 
 pub mod accounts;
 pub mod apps;
 pub mod authorization_codes;
+pub mod collections;
 pub mod events;
 pub mod idempotency;
+pub mod product_assets;
+pub mod product_types;
+pub mod products;
 pub mod refresh_tokens;
 pub mod sellers;
 pub mod settings;
 pub mod shops;
 pub mod sign_in_failures;
 pub mod signing_keys;
+pub mod slugs;
 pub mod tokens;
 pub mod users;
+pub mod variants;
 pub mod web_sessions;
 
 pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};

@@ -25,6 +25,7 @@ macro_rules! fetch_list {
             )
             .fetch_all(&mut *c)
             .await?;
+            $crate::query_count::note(1);
             let total: i64 = $crate::sql::bind_scalar(
                 sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql.count.clone())),
                 args,
@@ -32,6 +33,20 @@ macro_rules! fetch_list {
             .fetch_one(&mut *c)
             .await?;
             Ok::<_, $crate::Error>((rows, u64::try_from(total).unwrap_or(0)))
+        })
+    }};
+}
+
+/// Runs a row query whose values are bound `Arg`s (built with a `Filter`) on either
+/// backend, answering every row.
+macro_rules! fetch_all_bound {
+    ($exec:expr, $row:ty, $sql:expr, $args:expr) => {{
+        let sql: String = $sql;
+        let args: &[$crate::sql::Arg] = $args;
+        with_conn!($exec, |c| {
+            $crate::sql::bind_as(sqlx::query_as::<_, $row>(sqlx::AssertSqlSafe(sql)), args)
+                .fetch_all(c)
+                .await
         })
     }};
 }

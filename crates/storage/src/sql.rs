@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use sqlx::query::{QueryAs, QueryScalar};
+use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
 
 /// A bound argument.
@@ -14,11 +14,41 @@ pub enum Arg {
     Text(String),
 }
 
+/// Values bound to a statement, numbered `$1…` in the order they are bound.
+#[derive(Clone, Debug, Default)]
+pub struct Params(Vec<Arg>);
+
+impl Params {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The placeholder of one more value.
+    pub fn bind(&mut self, arg: Arg) -> String {
+        self.0.push(arg);
+        format!("${}", self.0.len())
+    }
+
+    /// `$n, $n+1, …`; `NULL` for an empty list, so that `IN (NULL)` matches nothing.
+    pub fn bind_all(&mut self, args: impl IntoIterator<Item = Arg>) -> String {
+        let list: Vec<String> = args.into_iter().map(|a| self.bind(a)).collect();
+        if list.is_empty() {
+            "NULL".to_owned()
+        } else {
+            list.join(", ")
+        }
+    }
+
+    pub fn args(&self) -> &[Arg] {
+        &self.0
+    }
+}
+
 /// A `WHERE` clause under construction, with its arguments numbered `$1…`.
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
     clauses: Vec<String>,
-    args: Vec<Arg>,
+    params: Params,
 }
 
 impl Filter {
@@ -27,8 +57,7 @@ impl Filter {
     }
 
     fn placeholder(&mut self, arg: Arg) -> String {
-        self.args.push(arg);
-        format!("${}", self.args.len())
+        self.params.bind(arg)
     }
 
     pub fn eq(&mut self, column: &'static str, arg: Arg) -> &mut Self {
@@ -85,6 +114,19 @@ impl Filter {
         self
     }
 
+    /// A condition built from a static SQL template whose values are bound through
+    /// `bind` (one placeholder) and `bind_all` (a comma-separated list of them).
+    pub fn condition(&mut self, build: impl FnOnce(&mut Params) -> String) -> &mut Self {
+        let clause = build(&mut self.params);
+        self.clauses.push(clause);
+        self
+    }
+
+    /// Whether no condition has been added.
+    pub fn is_empty(&self) -> bool {
+        self.clauses.is_empty()
+    }
+
     pub fn where_sql(&self) -> String {
         if self.clauses.is_empty() {
             String::new()
@@ -94,11 +136,12 @@ impl Filter {
     }
 
     pub fn args(&self) -> &[Arg] {
-        &self.args
+        self.params.args()
     }
 }
 
-fn escape_like(text: &str) -> String {
+/// `text` with LIKE's wildcards escaped (for `ESCAPE '\'`).
+pub fn escape_like(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if matches!(c, '%' | '_' | '\\') {
@@ -201,6 +244,25 @@ binder!(
     QueryScalar
 );
 
+/// Binds `args` in order to a statement.
+pub fn bind_query<'q, DB>(
+    mut query: Query<'q, DB, <DB as SqlxDatabase>::Arguments>,
+    args: &[Arg],
+) -> Query<'q, DB, <DB as SqlxDatabase>::Arguments>
+where
+    DB: SqlxDatabase,
+    i64: Encode<'q, DB> + Type<DB>,
+    String: Encode<'q, DB> + Type<DB>,
+{
+    for arg in args {
+        query = match arg {
+            Arg::Int(v) => query.bind(*v),
+            Arg::Text(v) => query.bind(v.clone()),
+        };
+    }
+    query
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +298,24 @@ mod tests {
             sql.count
                 .starts_with("SELECT COUNT(*) FROM shops WHERE account_id = $1")
         );
+    }
+
+    #[test]
+    fn conditions_bind_their_values_in_order() {
+        let mut f = Filter::new();
+        f.eq("account_id", Arg::Int(1)).condition(|b| {
+            format!(
+                "id IN (SELECT product_id FROM product_tags WHERE tag_key IN ({}))",
+                b.bind_all(["a", "b"].map(|t| Arg::Text(t.into())))
+            )
+        });
+        f.condition(|b| format!("price IN ({})", b.bind_all([])));
+        assert_eq!(
+            f.where_sql(),
+            " WHERE account_id = $1 AND id IN (SELECT product_id FROM product_tags WHERE tag_key IN ($2, $3)) \
+             AND price IN (NULL)"
+        );
+        assert_eq!(f.args().len(), 3);
     }
 
     #[test]

@@ -57,6 +57,22 @@ pub async fn middleware(request: Request, next: Next) -> Response {
     if !is_read || response.status() != StatusCode::OK {
         return response;
     }
+    // A response that names its own version (a file named by its digest) is not read here.
+    if let Some(etag) = response.headers().get(header::ETAG).cloned() {
+        let unchanged = if_none_match
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .zip(etag.to_str().ok())
+            .is_some_and(|(list, etag)| list_matches(list, etag));
+        if unchanged {
+            let (mut parts, _) = response.into_parts();
+            parts.status = StatusCode::NOT_MODIFIED;
+            parts.headers.remove(header::CONTENT_TYPE);
+            parts.headers.remove(header::CONTENT_LENGTH);
+            return Response::from_parts(parts, Body::empty());
+        }
+        return response;
+    }
     let (mut parts, body) = response.into_parts();
     let bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),

@@ -114,6 +114,20 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
     }
 }
 
+impl<T> Patch<T> {
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
+        match self {
+            Patch::Absent => Patch::Absent,
+            Patch::Null => Patch::Null,
+            Patch::Value(v) => Patch::Value(f(v)),
+        }
+    }
+
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Patch::Absent)
+    }
+}
+
 /// An integer id from the path; anything else names no resource, so it is a 404.
 pub struct ResourceId(pub i64);
 
@@ -131,6 +145,27 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ResourceId {
         raw.parse()
             .map(ResourceId)
             .map_err(|_| ApiError::not_found())
+    }
+}
+
+/// Two integer ids from the path, the parent's then the child's (`/products/{id}/variants/{id}`).
+pub struct NestedIds(pub i64, pub i64);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NestedIds {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, ApiError> {
+        let axum::extract::Path((parent, child)) =
+            axum::extract::Path::<(String, String)>::from_request_parts(parts, state)
+                .await
+                .map_err(|_| ApiError::not_found())?;
+        match (parent.parse(), child.parse()) {
+            (Ok(parent), Ok(child)) => Ok(NestedIds(parent, child)),
+            _ => Err(ApiError::not_found()),
+        }
     }
 }
 

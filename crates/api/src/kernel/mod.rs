@@ -10,6 +10,7 @@ pub mod input;
 pub mod list;
 pub mod metrics;
 pub mod query;
+pub mod query_count;
 pub mod rate_limit;
 pub mod request_id;
 pub mod versioning;

@@ -103,6 +103,35 @@ impl QueryParams {
         (gte, lte)
     }
 
+    /// `{field}.gte` and `{field}.lte` as integers (amounts in minor units).
+    pub fn int_range(&self, field: &str, errors: &mut FieldErrors) -> (Option<i64>, Option<i64>) {
+        let mut bound = |which: &str| {
+            let (name, value) = self.get_bound(field, which)?;
+            match value.parse::<i64>() {
+                Ok(v) => Some(v),
+                Err(_) => {
+                    errors.add(name, "must be an integer");
+                    None
+                }
+            }
+        };
+        (bound("gte"), bound("lte"))
+    }
+
+    /// A value from a fixed vocabulary, reported on `name` when it is not one of them.
+    pub fn parsed<T: std::str::FromStr>(&self, name: &str, errors: &mut FieldErrors) -> Option<T>
+    where
+        T::Err: std::fmt::Display,
+    {
+        match self.get(name)?.parse() {
+            Ok(value) => Some(value),
+            Err(e) => {
+                errors.add(name, e.to_string());
+                None
+            }
+        }
+    }
+
     pub fn pairs(&self) -> &[(String, String)] {
         &self.0
     }

@@ -87,7 +87,11 @@ impl ShopChanges {
             Patch::Null => errors.add(field, "can't be null"),
             Patch::Value(v) => *target = v,
         };
-        required("name", self.name.map_trim(), &mut settings.name);
+        required(
+            "name",
+            self.name.map(|n| n.trim().to_owned()),
+            &mut settings.name,
+        );
         required("locale", self.locale, &mut settings.locale);
         required(
             "currency_code",
@@ -116,19 +120,6 @@ impl ShopChanges {
         }
         check_settings(&settings, &mut errors);
         errors.into_result().map(|()| settings)
-    }
-}
-
-trait TrimPatch {
-    fn map_trim(self) -> Self;
-}
-
-impl TrimPatch for Patch<String> {
-    fn map_trim(self) -> Self {
-        match self {
-            Patch::Value(v) => Patch::Value(v.trim().to_owned()),
-            other => other,
-        }
     }
 }
 

@@ -7,6 +7,7 @@ use oauth::Principal;
 use serde::Serialize;
 use storage::shops::Shop;
 
+use crate::products::PRODUCT_LIST;
 use crate::rels;
 use crate::urls::Urls;
 
@@ -54,5 +55,16 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
             principal.has(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(shop.seller_id),
+        )
+        .rel_if(
+            principal.has(Scope::ProductsRead),
+            &rels::PRODUCTS_PRODUCTS,
+            || {
+                urls.list_template_with(
+                    "/products",
+                    &PRODUCT_LIST,
+                    &[("shop_ids", shop.id.to_string())],
+                )
+            },
         )
 }

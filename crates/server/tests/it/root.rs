@@ -1,7 +1,7 @@
 //! `GET /v2`.
 
-use reqwest::StatusCode;
-use serde_json::Value;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
 
 use crate::on_both_backends;
 use crate::support::{Backend, TestServer, json};
@@ -70,7 +70,17 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(curies, ["root", "sellers", "shops"]);
+    assert_eq!(
+        curies,
+        [
+            "collections",
+            "product_types",
+            "products",
+            "root",
+            "sellers",
+            "shops"
+        ]
+    );
     // Write links appear where the token may write.
     assert_eq!(
         root["_embedded"]["shops"][0]["_links"]["shops:update"]["method"],
@@ -148,6 +158,39 @@ async fn every_root_link_answers(backend: Backend) {
         return;
     };
     let token = s.owner_token().await;
+    // One resource of each kind, for the links templated with an id.
+    let mut ids = vec![
+        ("sellers:seller", s.seller_id()),
+        ("shops:shop", s.shop_id()),
+    ];
+    for (rel, path, body) in [
+        (
+            "products:product",
+            "/v2/products",
+            json!({"title": "Linked", "price": 100}),
+        ),
+        (
+            "collections:collection",
+            "/v2/collections",
+            json!({"title": "Linked"}),
+        ),
+        (
+            "product_types:product_type",
+            "/v2/product_types",
+            json!({"name": "Linked"}),
+        ),
+    ] {
+        let (status, created) = json(
+            s.request(Method::POST, path, &token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        ids.push((rel, created["id"].as_i64().unwrap()));
+    }
     let (_, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
     let links = root["_links"].as_object().unwrap();
     for (rel, link) in links {
@@ -155,11 +198,7 @@ async fn every_root_link_answers(backend: Backend) {
             continue;
         }
         let template = hal::Template::new(link["href"].as_str().unwrap()).unwrap();
-        let id = if rel == "sellers:seller" {
-            s.seller_id()
-        } else {
-            s.shop_id()
-        };
+        let id = ids.iter().find(|(r, _)| r == rel).map_or(0, |(_, id)| *id);
         let href = template.expand([("id", id.to_string().into())]).unwrap();
         let response = s
             .client

@@ -1,0 +1,364 @@
+//! Product images under `/products/{id}/assets`: upload (JSON with base64 data, or
+//! multipart), list, read, delete; and their files at `/files/{id}/{digest}/{name}`,
+//! public and immutable (the digest names the content), like a CDN address.
+//!
+//! The bytes live in the database, so every node serves every file. Types are read from
+//! the bytes (JPEG, PNG, GIF, WebP), never taken from the client.
+
+mod representation;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Path, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use base64::Engine;
+use domain::{FieldErrors, Scope, topic, validation};
+use imagesize::ImageType;
+use serde::Deserialize;
+use serde_json::Value;
+use storage::product_assets::{self, Asset, NewAsset};
+use storage::products::{self, Product};
+use storage::sql::Direction;
+use storage::variants::{self, Owner};
+use storage::{Tenant, Tx};
+
+use crate::events::{Change, WriteCtx};
+use crate::kernel::auth::Auth;
+use crate::kernel::conditional::check_preconditions;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::hal_response::{Hal, http_date};
+use crate::kernel::input::{NestedIds, ResourceId, parse};
+use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::query::QueryParams;
+use crate::products::CatalogView;
+use crate::products::write::locked_product;
+use crate::state::AppState;
+
+pub use representation::asset_resource;
+
+const FILE_NAME_MAX: usize = 255;
+
+pub static ASSET_LIST: ListSpec = ListSpec {
+    name: "assets",
+    default_per_page: 20,
+    sort_fields: product_assets::SORT_FIELDS,
+    default_sort: ("position", Direction::Asc),
+    filters: &[],
+};
+
+/// The largest request body an upload of `max_asset_bytes` can take (base64 and framing).
+pub fn upload_body_limit(max_asset_bytes: usize) -> usize {
+    max_asset_bytes / 3 * 4 + 64 * 1024
+}
+
+pub fn routes(max_asset_bytes: usize) -> Router<AppState> {
+    Router::new()
+        .route(
+            "/products/{id}/assets",
+            get(list)
+                .post(upload)
+                .layer(DefaultBodyLimit::max(upload_body_limit(max_asset_bytes))),
+        )
+        .route("/products/{id}/assets/{asset_id}", get(show).delete(delete))
+}
+
+pub fn file_routes() -> Router<AppState> {
+    Router::new().route("/files/{id}/{digest}/{name}", get(file))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(product_id): ResourceId,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(
+        &ASSET_LIST,
+        QueryParams::parse(query.as_deref()),
+        &mut errors,
+    );
+    let view = CatalogView::resolve(&state, &auth, &request.params).await?;
+    errors.into_result()?;
+    products::find(&state.db, &view.scope(), product_id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let (rows, total) =
+        product_assets::list(&state.db, product_id, request.sort, request.window()).await?;
+    let items = rows
+        .iter()
+        .map(|a| asset_resource(&state.urls, &auth, &view, a))
+        .collect();
+    let path = format!("/products/{product_id}/assets");
+    Ok(request.respond(&ASSET_LIST, &state, &path, total, items))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    auth: Auth,
+    NestedIds(product_id, id): NestedIds,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
+    products::find(&state.db, &view.scope(), product_id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let asset = product_assets::find(&state.db, product_id, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let doc = asset_resource(&state.urls, &auth, &view, &asset).into_value(state.urls.curies());
+    Ok(Hal::ok(doc, asset.updated_on))
+}
+
+/// An upload as JSON.
+#[derive(Debug, Deserialize)]
+struct EncodedUpload {
+    #[serde(default)]
+    file_name: Option<String>,
+    /// Base64 (standard alphabet), optionally as a `data:` URL.
+    data: String,
+}
+
+/// An uploaded file before its checks.
+struct Upload {
+    file_name: Option<String>,
+    data: Vec<u8>,
+    /// The field errors are reported on: `data` (JSON) or `file` (multipart).
+    field: &'static str,
+}
+
+async fn upload(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(product_id): ResourceId,
+    request: Request,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
+    let limit = state.config.max_asset_bytes;
+    let upload = read_upload(&state, request, limit).await?;
+    if upload.data.len() > limit {
+        return Err(ApiError::payload_too_large(limit));
+    }
+    let kind = match imagesize::image_type(&upload.data) {
+        Ok(ImageType::Jpeg) => ("image/jpeg", "jpg"),
+        Ok(ImageType::Png) => ("image/png", "png"),
+        Ok(ImageType::Gif) => ("image/gif", "gif"),
+        Ok(ImageType::Webp) => ("image/webp", "webp"),
+        _ => {
+            return Err(ApiError::invalid_field(
+                upload.field,
+                "must be a JPEG, PNG, GIF or WebP image",
+            ));
+        }
+    };
+    let size = imagesize::blob_size(&upload.data).map_err(|_| {
+        ApiError::invalid_field(
+            upload.field,
+            "is not a readable image (it may be truncated)",
+        )
+    })?;
+    let file_name = match upload.file_name.as_deref().map(str::trim) {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => format!("image.{}", kind.1),
+    };
+    let mut errors = FieldErrors::new();
+    errors.check("file_name", validation::text(&file_name, FILE_NAME_MAX));
+    if file_name.contains(['/', '\\']) {
+        errors.add("file_name", "must not contain slashes");
+    }
+    errors.into_result()?;
+    let digest = hex::encode(oauth::secrets::sha256(&upload.data));
+    let ctx = WriteCtx::new(&state, &auth);
+    let mut tx = state.db.begin().await?;
+    let product = locked_product(&mut tx, tenant, product_id).await?;
+    let owner = Owner {
+        account_id: product.account_id,
+        seller_id: product.seller_id,
+        product_id,
+    };
+    let new = NewAsset {
+        file_name: &file_name,
+        content_type: kind.0,
+        width: i64::try_from(size.width).ok(),
+        height: i64::try_from(size.height).ok(),
+        digest: &digest,
+        data: &upload.data,
+    };
+    let asset = product_assets::insert(&mut tx, owner, &new, ctx.now).await?;
+    products::touch(&mut tx, product_id, ctx.now).await?;
+    let doc = document(ctx, tenant, &asset);
+    record(&mut tx, ctx, topic::ASSETS_CREATED, &product, &asset, &doc).await?;
+    tx.commit().await?;
+    Ok(Hal::created(
+        doc,
+        state.urls.asset(product_id, asset.id),
+        asset.updated_on,
+    ))
+}
+
+/// Reads a JSON or multipart upload of at most about `limit` bytes.
+async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiResult<Upload> {
+    let media = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .unwrap_or_default();
+    if media == "multipart/form-data" {
+        let mut multipart = Multipart::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::bad_request("malformed_multipart", e.body_text()))?;
+        while let Some(field) = multipart
+            .next_field()
+            .await
+            .map_err(|e| multipart_error(&e.body_text(), limit))?
+        {
+            if field.name() != Some("file") {
+                continue;
+            }
+            let file_name = field.file_name().map(str::to_owned);
+            let data = field
+                .bytes()
+                .await
+                .map_err(|e| multipart_error(&e.body_text(), limit))?;
+            return Ok(Upload {
+                file_name,
+                data: data.to_vec(),
+                field: "file",
+            });
+        }
+        return Err(ApiError::bad_request(
+            "missing_field",
+            "the multipart body has no `file` part",
+        ));
+    }
+    if media != "application/json"
+        && !(media.starts_with("application/") && media.ends_with("+json"))
+    {
+        return Err(ApiError::unsupported_media_type());
+    }
+    let body_limit = upload_body_limit(limit);
+    let bytes = axum::body::to_bytes(request.into_body(), body_limit)
+        .await
+        .map_err(|_| ApiError::payload_too_large(limit))?;
+    let encoded: EncodedUpload = parse(&bytes)?;
+    let text = match encoded.data.split_once("base64,") {
+        Some((prefix, rest)) if prefix.starts_with("data:") => rest,
+        _ => encoded.data.as_str(),
+    };
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .map_err(|_| ApiError::invalid_field("data", "is not valid base64"))?;
+    Ok(Upload {
+        file_name: encoded.file_name,
+        data,
+        field: "data",
+    })
+}
+
+fn multipart_error(message: &str, limit: usize) -> ApiError {
+    if message.contains("limit") {
+        ApiError::payload_too_large(limit)
+    } else {
+        ApiError::bad_request("malformed_multipart", message.to_owned())
+    }
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    auth: Auth,
+    NestedIds(product_id, id): NestedIds,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
+    let ctx = WriteCtx::new(&state, &auth);
+    let mut tx = state.db.begin().await?;
+    let product = locked_product(&mut tx, tenant, product_id).await?;
+    let asset = product_assets::find(&mut tx, product_id, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let doc = document(ctx, tenant, &asset);
+    check_preconditions(&headers, &doc, asset.updated_on)?;
+    for variant in variants::of_products(&mut tx, &[product_id]).await? {
+        if variant.image_ids.0.contains(&id) {
+            let mut data = variant.data();
+            data.image_ids.retain(|image| *image != id);
+            variants::update(&mut tx, variant.id, &data, ctx.now).await?;
+        }
+    }
+    product_assets::delete(&mut tx, id).await?;
+    products::touch(&mut tx, product_id, ctx.now).await?;
+    record(&mut tx, ctx, topic::ASSETS_DELETED, &product, &asset, &doc).await?;
+    tx.commit().await?;
+    Ok(Hal::ok(doc, ctx.now))
+}
+
+/// Serves a file to anyone holding its address; the content never changes under it.
+async fn file(
+    State(state): State<AppState>,
+    Path((id, digest, _name)): Path<(String, String, String)>,
+) -> ApiResult<Response> {
+    let id: i64 = id.parse().map_err(|_| ApiError::not_found())?;
+    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::not_found());
+    }
+    let file = product_assets::file(&state.db, id, &digest)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let mut response = Body::from(file.data).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_str(&file.content_type).map_err(|_| ApiError::internal())?,
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    headers.insert(
+        header::ETAG,
+        HeaderValue::from_str(&format!("\"{}\"", file.digest)).map_err(|_| ApiError::internal())?,
+    );
+    headers.insert(header::LAST_MODIFIED, http_date(file.created_on));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    Ok(response)
+}
+
+fn document(ctx: WriteCtx<'_>, tenant: Tenant, asset: &Asset) -> Value {
+    let urls = &ctx.state.urls;
+    asset_resource(urls, ctx.auth, &CatalogView::Admin(tenant), asset).into_value(urls.curies())
+}
+
+async fn record(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    topic: &'static str,
+    product: &Product,
+    asset: &Asset,
+    doc: &Value,
+) -> ApiResult<i64> {
+    let change = Change::of_catalog(
+        topic,
+        (product.account_id, product.seller_id),
+        "asset",
+        asset.id,
+        Some(&asset.file_name),
+        doc,
+    );
+    ctx.record(tx, change).await
+}

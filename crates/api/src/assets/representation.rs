@@ -1,0 +1,58 @@
+//! How a product image looks to a client.
+
+use domain::{Scope, Timestamp};
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use storage::product_assets::Asset;
+
+use crate::products::CatalogView;
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct AssetFields<'a> {
+    id: i64,
+    product_id: i64,
+    file_name: &'a str,
+    content_type: &'a str,
+    byte_size: i64,
+    width: Option<i64>,
+    height: Option<i64>,
+    position: i64,
+    url: String,
+    created_on: Timestamp,
+    updated_on: Timestamp,
+}
+
+pub fn asset_resource(
+    urls: &Urls,
+    principal: &Principal,
+    view: &CatalogView,
+    asset: &Asset,
+) -> Resource {
+    let url = urls.asset_file(asset.id, &asset.digest, &asset.file_name);
+    let fields = AssetFields {
+        id: asset.id,
+        product_id: asset.product_id,
+        file_name: &asset.file_name,
+        content_type: &asset.content_type,
+        byte_size: asset.byte_size,
+        width: asset.width,
+        height: asset.height,
+        position: asset.position,
+        url: url.clone(),
+        created_on: asset.created_on,
+        updated_on: asset.updated_on,
+    };
+    let href = urls.asset(asset.product_id, asset.id);
+    let write = view.tenant().is_some() && principal.has(Scope::ProductsWrite);
+    Resource::new(["asset"])
+        .with_properties(&fields)
+        .link("self", Link::get(view.href(href.clone())))
+        .link(
+            "enclosure",
+            Link::get(url).with_type(asset.content_type.clone()),
+        )
+        .rel_if(write, &rels::PRODUCTS_DELETE_ASSET, || href)
+}

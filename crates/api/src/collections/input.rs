@@ -1,0 +1,144 @@
+//! What a client may send to create or change a collection, and its rules.
+
+use domain::FieldErrors;
+use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder, check_rules};
+use domain::catalog::product::validate_slug;
+use domain::validation;
+use serde::Deserialize;
+use storage::collections::CollectionData;
+
+use crate::kernel::input::Patch;
+use crate::products::derived_slug;
+
+const TITLE_MAX: usize = 255;
+const DESCRIPTION_MAX: usize = 65_536;
+
+#[derive(Debug, Deserialize)]
+pub struct NewCollection {
+    title: String,
+    #[serde(default)]
+    pub seller_id: Option<i64>,
+    #[serde(default)]
+    slug: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    kind: Option<CollectionKind>,
+    #[serde(default)]
+    rules: Option<Vec<Rule>>,
+    #[serde(default)]
+    rule_match: Option<RuleMatch>,
+    #[serde(default)]
+    sort_order: Option<SortOrder>,
+}
+
+impl NewCollection {
+    /// The collection's data, and whether its slug was given (else derived from the title).
+    pub fn validate(self) -> Result<(CollectionData, bool), FieldErrors> {
+        let kind = self.kind.unwrap_or(CollectionKind::Manual);
+        let title = self.title.trim().to_owned();
+        let (slug, given) = match self.slug.as_deref().map(str::trim) {
+            Some(slug) if !slug.is_empty() => (slug.to_owned(), true),
+            _ => (derived_slug(&title), false),
+        };
+        let data = CollectionData {
+            title,
+            slug,
+            description: self.description.unwrap_or_default(),
+            kind,
+            rules: self.rules.unwrap_or_default(),
+            rule_match: self.rule_match.unwrap_or(RuleMatch::All),
+            sort_order: self.sort_order.unwrap_or(match kind {
+                CollectionKind::Manual => SortOrder::Manual,
+                CollectionKind::Smart => SortOrder::TitleAsc,
+            }),
+        };
+        let mut errors = FieldErrors::new();
+        check(&data, &mut errors);
+        errors.into_result().map(|()| (data, given))
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct CollectionChanges {
+    #[serde(default)]
+    title: Patch<String>,
+    #[serde(default)]
+    slug: Patch<String>,
+    #[serde(default)]
+    description: Patch<String>,
+    #[serde(default)]
+    kind: Patch<CollectionKind>,
+    #[serde(default)]
+    rules: Patch<Vec<Rule>>,
+    #[serde(default)]
+    rule_match: Patch<RuleMatch>,
+    #[serde(default)]
+    sort_order: Patch<SortOrder>,
+    #[serde(default)]
+    seller_id: Patch<i64>,
+}
+
+impl CollectionChanges {
+    pub fn apply(self, mut data: CollectionData) -> Result<CollectionData, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        match self.kind {
+            Patch::Absent => {}
+            Patch::Value(kind) if kind == data.kind => {}
+            _ => errors.add("kind", "cannot be changed"),
+        }
+        if !self.seller_id.is_absent() {
+            errors.add("seller_id", "cannot be changed");
+        }
+        for (field, null) in [
+            ("title", self.title == Patch::Null),
+            ("slug", self.slug == Patch::Null),
+            ("rule_match", self.rule_match == Patch::Null),
+            ("sort_order", self.sort_order == Patch::Null),
+        ] {
+            if null {
+                errors.add(field, "can't be null");
+            }
+        }
+        if let Patch::Value(title) = self.title {
+            data.title = title.trim().to_owned();
+        }
+        if let Patch::Value(slug) = self.slug {
+            data.slug = slug.trim().to_owned();
+        }
+        match self.description {
+            Patch::Absent => {}
+            Patch::Null => data.description.clear(),
+            Patch::Value(d) => data.description = d,
+        }
+        match self.rules {
+            Patch::Absent => {}
+            Patch::Null => data.rules.clear(),
+            Patch::Value(rules) => data.rules = rules,
+        }
+        if let Patch::Value(mode) = self.rule_match {
+            data.rule_match = mode;
+        }
+        if let Patch::Value(order) = self.sort_order {
+            data.sort_order = order;
+        }
+        check(&data, &mut errors);
+        errors.into_result().map(|()| data)
+    }
+}
+
+fn check(data: &CollectionData, errors: &mut FieldErrors) {
+    errors.check("title", validation::text(&data.title, TITLE_MAX));
+    errors.check("slug", validate_slug(&data.slug));
+    errors.check(
+        "description",
+        validation::length(&data.description, DESCRIPTION_MAX),
+    );
+    check_rules(data.kind, &data.rules, errors);
+    if data.kind == CollectionKind::Smart && data.sort_order == SortOrder::Manual {
+        errors.add(
+            "sort_order",
+            "manual order is for manual collections (a smart collection's members change by themselves)",
+        );
+    }
+}

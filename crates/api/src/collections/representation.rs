@@ -1,0 +1,79 @@
+//! How a collection looks to a client.
+
+use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder};
+use domain::{Scope, Timestamp};
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use storage::collections::Collection;
+
+use super::MEMBER_LIST;
+use crate::products::PRODUCT_LIST;
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct CollectionFields<'a> {
+    id: i64,
+    seller_id: i64,
+    title: &'a str,
+    slug: &'a str,
+    description: &'a str,
+    kind: CollectionKind,
+    rules: &'a [Rule],
+    rule_match: RuleMatch,
+    sort_order: SortOrder,
+    products_count: i64,
+    created_on: Timestamp,
+    updated_on: Timestamp,
+}
+
+pub fn collection_resource(
+    urls: &Urls,
+    principal: &Principal,
+    collection: &Collection,
+) -> Resource {
+    let fields = CollectionFields {
+        id: collection.id,
+        seller_id: collection.seller_id,
+        title: &collection.title,
+        slug: &collection.slug,
+        description: &collection.description,
+        kind: collection.kind,
+        rules: &collection.rules.0,
+        rule_match: collection.rule_match,
+        sort_order: collection.sort_order,
+        products_count: collection.products_count,
+        created_on: collection.created_on,
+        updated_on: collection.updated_on,
+    };
+    let id = collection.id;
+    let href = urls.collection(id);
+    let members = format!("{href}/products");
+    let write = principal.has(Scope::ProductsWrite);
+    let curated = write && collection.kind == CollectionKind::Manual;
+    Resource::new(["collection"])
+        .with_properties(&fields)
+        .link("self", Link::get(href.clone()))
+        .rel_if(write, &rels::COLLECTIONS_UPDATE, || href.clone())
+        .rel_if(write, &rels::COLLECTIONS_DELETE, || href.clone())
+        .rel(
+            &rels::COLLECTIONS_PRODUCTS,
+            urls.list_template(&format!("/collections/{id}/products"), &MEMBER_LIST),
+        )
+        .rel_if(curated, &rels::COLLECTIONS_ADD_PRODUCT, || members.clone())
+        .rel_if(curated, &rels::COLLECTIONS_REORDER_PRODUCTS, || {
+            members.clone()
+        })
+        .rel_if(curated, &rels::COLLECTIONS_REMOVE_PRODUCT, || {
+            format!("{members}/{{product_id}}")
+        })
+        .rel(
+            &rels::PRODUCTS_PRODUCTS,
+            urls.list_template_with(
+                "/products",
+                &PRODUCT_LIST,
+                &[("collections", id.to_string())],
+            ),
+        )
+}

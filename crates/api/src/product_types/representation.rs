@@ -1,0 +1,58 @@
+//! How a product type looks to a client.
+
+use domain::catalog::attributes::AttributeDef;
+use domain::{Scope, Timestamp};
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use storage::product_types::ProductType;
+
+use crate::products::PRODUCT_LIST;
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct ProductTypeFields<'a> {
+    id: i64,
+    seller_id: i64,
+    name: &'a str,
+    attributes: &'a [AttributeDef],
+    products_count: i64,
+    created_on: Timestamp,
+    updated_on: Timestamp,
+}
+
+pub fn product_type_resource(
+    urls: &Urls,
+    principal: &Principal,
+    product_type: &ProductType,
+) -> Resource {
+    let fields = ProductTypeFields {
+        id: product_type.id,
+        seller_id: product_type.seller_id,
+        name: &product_type.name,
+        attributes: &product_type.attributes.0,
+        products_count: product_type.products_count,
+        created_on: product_type.created_on,
+        updated_on: product_type.updated_on,
+    };
+    let href = urls.product_type(product_type.id);
+    let write = principal.has(Scope::ProductsWrite);
+    Resource::new(["product_type"])
+        .with_properties(&fields)
+        .link("self", Link::get(href.clone()))
+        .rel_if(write, &rels::PRODUCT_TYPES_UPDATE, || href.clone())
+        .rel_if(
+            write && product_type.products_count == 0,
+            &rels::PRODUCT_TYPES_DELETE,
+            || href.clone(),
+        )
+        .rel(
+            &rels::PRODUCT_TYPES_PRODUCTS,
+            urls.list_template_with(
+                "/products",
+                &PRODUCT_LIST,
+                &[("type_ids", product_type.id.to_string())],
+            ),
+        )
+}

@@ -1,0 +1,199 @@
+//! Products: list (an admin view for the account's tokens, the public catalog of named
+//! shops for others), read, create with variants, update and delete.
+
+mod input;
+mod related;
+mod representation;
+mod view;
+pub mod write;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use domain::catalog::product::{ProductStatus, tag_key};
+use domain::catalog::search;
+use domain::{FieldErrors, Scope};
+use storage::products::{self, ProductFilter, ShopRef};
+use storage::sql::Direction;
+
+use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::hal_response::Hal;
+use crate::kernel::input::{JsonBody, ResourceId};
+use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::query::QueryParams;
+use crate::state::AppState;
+
+pub use input::{TypeChoice, VARIANTS_MAX, derived_slug};
+pub use related::Related;
+pub use representation::product_resource;
+pub use view::CatalogView;
+
+pub static PRODUCT_LIST: ListSpec = ListSpec {
+    name: "products",
+    default_per_page: 20,
+    sort_fields: products::SORT_FIELDS,
+    default_sort: ("id", Direction::Asc),
+    filters: &[
+        "q",
+        "status",
+        "shop_ids",
+        "shop_subdomains",
+        "collections",
+        "type_ids",
+        "tags",
+        "sku",
+        "vendor",
+        "price.gte",
+        "price.lte",
+        "created_on.gte",
+        "created_on.lte",
+        "updated_on.gte",
+        "updated_on.lte",
+    ],
+};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/products", get(list).post(create))
+        .route("/products/{id}", get(show).put(update).delete(delete))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(
+        &PRODUCT_LIST,
+        QueryParams::parse(query.as_deref()),
+        &mut errors,
+    );
+    let view = CatalogView::resolve(&state, &auth, &request.params).await?;
+    let filter = filter(&state, &view, &request.params, &mut errors).await?;
+    errors.into_result()?;
+    let (rows, total) = products::list(
+        &state.db,
+        &view.scope(),
+        &filter,
+        request.sort,
+        request.window(),
+    )
+    .await?;
+    let related = Related::load(&state.db, &rows).await?;
+    let items = rows
+        .iter()
+        .map(|p| product_resource(&state.urls, &auth, &view, p, related.parts(p.id)))
+        .collect();
+    Ok(request.respond(&PRODUCT_LIST, &state, "/products", total, items))
+}
+
+/// The list's filters; shops named by id or subdomain are looked up (one query).
+async fn filter(
+    state: &AppState,
+    view: &CatalogView,
+    params: &QueryParams,
+    errors: &mut FieldErrors,
+) -> ApiResult<ProductFilter> {
+    let shop_ids = params.id_list("shop_ids", errors);
+    let shops = match view {
+        CatalogView::Admin(tenant) => {
+            let by_id = match &shop_ids {
+                Some(ids) => Some(products::tenant_shops(&state.db, *tenant, ids).await?),
+                None => None,
+            };
+            let by_subdomain = match params.list("shop_subdomains") {
+                Some(names) => {
+                    Some(products::shops_by_subdomain(&state.db, Some(*tenant), &names).await?)
+                }
+                None => None,
+            };
+            both(by_id, by_subdomain)
+        }
+        CatalogView::Public { shops, .. } => shop_ids.map(|ids| {
+            shops
+                .iter()
+                .copied()
+                .filter(|s| ids.contains(&s.id))
+                .collect()
+        }),
+    };
+    Ok(ProductFilter {
+        status: params.parsed::<ProductStatus>("status", errors),
+        shops,
+        collection_ids: params.id_list("collections", errors),
+        type_ids: params.id_list("type_ids", errors),
+        tags: params
+            .list("tags")
+            .map(|tags| tags.iter().map(|t| tag_key(t)).collect()),
+        skus: params.list("sku"),
+        vendors: params.list("vendor"),
+        price: params.int_range("price", errors),
+        created_on: params.time_range("created_on", errors),
+        updated_on: params.time_range("updated_on", errors),
+        words: params.get("q").and_then(search::query_words),
+    })
+}
+
+/// Shops named both by id and by subdomain: those named both ways.
+fn both(a: Option<Vec<ShopRef>>, b: Option<Vec<ShopRef>>) -> Option<Vec<ShopRef>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.into_iter().filter(|s| b.contains(s)).collect()),
+        (a, b) => a.or(b),
+    }
+}
+
+async fn show(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
+    let product = products::find(&state.db, &view.scope(), id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let related = Related::load(&state.db, std::slice::from_ref(&product)).await?;
+    let doc = product_resource(&state.urls, &auth, &view, &product, related.parts(id))
+        .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, product.updated_on))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    JsonBody(input): JsonBody<input::NewProduct>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let (product, doc) = write::create(&state, &auth, input).await?;
+    Ok(Hal::created(
+        doc,
+        state.urls.product(product.id),
+        product.updated_on,
+    ))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(changes): JsonBody<input::ProductChanges>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let (product, doc) = write::update(&state, &auth, id, &headers, changes).await?;
+    Ok(Hal::ok(doc, product.updated_on))
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let doc = write::delete(&state, &auth, id, &headers).await?;
+    Ok(Hal::ok(doc, state.clock.now()))
+}

@@ -1,0 +1,116 @@
+//! How a product looks to a client.
+
+use domain::catalog::product::{ProductStatus, discount_percentage};
+use domain::{Scope, Timestamp};
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use storage::products::Product;
+
+use super::related::Parts;
+use super::view::CatalogView;
+use crate::assets::asset_resource;
+use crate::collections::COLLECTION_LIST;
+use crate::rels;
+use crate::urls::Urls;
+use crate::variants::variant_resource;
+
+#[derive(Serialize)]
+struct ProductFields<'a> {
+    id: i64,
+    seller_id: i64,
+    title: &'a str,
+    slug: &'a str,
+    description: &'a str,
+    status: ProductStatus,
+    vendor: Option<&'a str>,
+    tags: &'a [String],
+    price: i64,
+    price_comparison: Option<i64>,
+    discount_percentage: i64,
+    currency_code: &'a str,
+    product_type_id: Option<i64>,
+    product_type_name: Option<&'a str>,
+    collection_ids: &'a [i64],
+    all_shops: bool,
+    shop_ids: &'a [i64],
+    custom_attributes: &'a Map<String, Value>,
+    created_on: Timestamp,
+    updated_on: Timestamp,
+}
+
+/// A product with its variants and images, and the links this principal may follow.
+pub fn product_resource(
+    urls: &Urls,
+    principal: &Principal,
+    view: &CatalogView,
+    product: &Product,
+    parts: Parts<'_>,
+) -> Resource {
+    let fields = ProductFields {
+        id: product.id,
+        seller_id: product.seller_id,
+        title: &product.title,
+        slug: &product.slug,
+        description: &product.description,
+        status: product.status,
+        vendor: product.vendor.as_deref(),
+        tags: &product.tags.0,
+        price: product.price,
+        price_comparison: product.price_comparison,
+        discount_percentage: discount_percentage(product.price, product.price_comparison),
+        currency_code: &product.currency_code,
+        product_type_id: product.product_type_id,
+        product_type_name: product.product_type_name.as_deref(),
+        collection_ids: parts.collection_ids,
+        all_shops: product.all_shops,
+        shop_ids: parts.shop_ids,
+        custom_attributes: &product.custom_attributes.0,
+        created_on: product.created_on,
+        updated_on: product.updated_on,
+    };
+    let id = product.id;
+    let admin = view.tenant().is_some();
+    let write = admin && principal.has(Scope::ProductsWrite);
+    Resource::new(["product"])
+        .with_properties(&fields)
+        .link("self", Link::get(view.href(urls.product(id))))
+        .rel_if(write, &rels::PRODUCTS_UPDATE, || urls.product(id))
+        .rel_if(write, &rels::PRODUCTS_DELETE, || urls.product(id))
+        .rel_if(admin, &rels::PRODUCTS_VARIANTS, || urls.variants(id))
+        .rel_if(write, &rels::PRODUCTS_CREATE_VARIANT, || urls.variants(id))
+        .rel_if(admin, &rels::PRODUCTS_ASSETS, || urls.assets(id))
+        .rel_if(write, &rels::PRODUCTS_CREATE_ASSET, || urls.assets(id))
+        .rel_if(admin, &rels::PRODUCTS_COLLECTIONS, || {
+            urls.list_template_with(
+                "/collections",
+                &COLLECTION_LIST,
+                &[("product_ids", id.to_string())],
+            )
+        })
+        .rel_if(
+            admin && product.product_type_id.is_some(),
+            &rels::PRODUCT_TYPES_PRODUCT_TYPE,
+            || urls.product_type(product.product_type_id.unwrap_or_default()),
+        )
+        .rel_if(
+            admin && principal.has(Scope::SellersRead),
+            &rels::SELLERS_SELLER,
+            || urls.seller(product.seller_id),
+        )
+        .embed_all(
+            "variants",
+            parts
+                .variants
+                .iter()
+                .map(|v| variant_resource(urls, principal, view, v)),
+        )
+        .embed_all(
+            "images",
+            parts
+                .assets
+                .iter()
+                .map(|a| asset_resource(urls, principal, view, a)),
+        )
+}

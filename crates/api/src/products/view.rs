@@ -1,0 +1,70 @@
+//! Whose catalog a request reads. A token bound to an account (with `products.read`) sees
+//! its sellers' products; any other token that may read the catalog (`products.read` or
+//! `public`) must name shops in `shop_subdomains` and sees their visible products.
+
+use domain::{FieldErrors, Scope};
+use storage::Tenant;
+use storage::products::{self, CatalogScope, ShopRef};
+
+use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::query::QueryParams;
+use crate::state::AppState;
+
+pub enum CatalogView {
+    Admin(Tenant),
+    Public {
+        shops: Vec<ShopRef>,
+        /// As the request named them, for links that must name them again.
+        subdomains: Vec<String>,
+    },
+}
+
+impl CatalogView {
+    pub async fn resolve(state: &AppState, auth: &Auth, params: &QueryParams) -> ApiResult<Self> {
+        if auth.has(Scope::ProductsRead)
+            && let Some(tenant) = auth.tenant()
+        {
+            return Ok(CatalogView::Admin(tenant));
+        }
+        if !auth.has(Scope::ProductsRead) && !auth.has(Scope::Public) {
+            return Err(ApiError::insufficient_scope(Scope::ProductsRead));
+        }
+        let Some(subdomains) = params.list("shop_subdomains") else {
+            return Err(FieldErrors::single(
+                "shop_subdomains",
+                "is required for tokens not bound to an account",
+            )
+            .into());
+        };
+        let shops = products::shops_by_subdomain(&state.db, None, &subdomains).await?;
+        Ok(CatalogView::Public { shops, subdomains })
+    }
+
+    pub fn scope(&self) -> CatalogScope {
+        match self {
+            CatalogView::Admin(tenant) => CatalogScope::Tenant(*tenant),
+            CatalogView::Public { shops, .. } => CatalogScope::Public(shops.clone()),
+        }
+    }
+
+    pub fn tenant(&self) -> Option<Tenant> {
+        match self {
+            CatalogView::Admin(tenant) => Some(*tenant),
+            CatalogView::Public { .. } => None,
+        }
+    }
+
+    /// `href` with the query a public reader must send again.
+    pub fn href(&self, href: String) -> String {
+        match self {
+            CatalogView::Admin(_) => href,
+            CatalogView::Public { subdomains, .. } => {
+                let query = form_urlencoded::Serializer::new(String::new())
+                    .append_pair("shop_subdomains", &subdomains.join(","))
+                    .finish();
+                format!("{href}?{query}")
+            }
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! Writing products: the checks that need the database, the write itself with what it
+//! derives (price, search document, smart collections, type counts), and its event, all
+//! in one transaction.
+
+use axum::http::HeaderMap;
+use domain::catalog::attributes;
+use domain::catalog::collection::CollectionKind;
+use domain::catalog::search;
+use domain::{FieldErrors, Timestamp, topic};
+use serde_json::Value;
+use storage::products::{self, Product, ProductData};
+use storage::sellers::Seller;
+use storage::variants::{self, Owner, VariantData};
+use storage::{Tenant, Tx, collections, product_types};
+
+use super::input::{Draft, NewProduct, ProductChanges, lowest_price};
+use super::related::Related;
+use super::representation::product_resource;
+use super::view::CatalogView;
+use crate::events::{Change, WriteCtx};
+use crate::kernel::auth::Auth;
+use crate::kernel::conditional::check_preconditions;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::product_types::resolve_type;
+use crate::sellers::owning_seller;
+use crate::slugs::unique_slug;
+use crate::state::AppState;
+
+/// Creates a product with its variants; answers it as a GET would show it.
+pub async fn create(
+    state: &AppState,
+    auth: &Auth,
+    input: NewProduct,
+) -> ApiResult<(Product, Value)> {
+    let tenant = auth.own_tenant()?;
+    let seller = owning_seller(&state.db, tenant, input.seller_id).await?;
+    let draft = input.validate(&seller.default_currency_code)?;
+    let ctx = WriteCtx::new(state, auth);
+    let now = ctx.now;
+    let mut tx = state.db.begin().await?;
+    let mut errors = FieldErrors::new();
+    let product_type = resolve_type(
+        &mut tx,
+        ctx,
+        &seller,
+        &draft.product_type,
+        None,
+        &mut errors,
+    )
+    .await?;
+    let schema = product_type
+        .as_ref()
+        .map(|t| t.attributes.0.as_slice())
+        .unwrap_or_default();
+    attributes::check_values(schema, &draft.data.custom_attributes, &mut errors);
+    check_shops(&mut tx, tenant, &seller, &draft.data, &mut errors).await?;
+    let manual = check_collections(
+        &mut tx,
+        tenant,
+        &seller,
+        draft.collection_ids.as_deref(),
+        &mut errors,
+    )
+    .await?;
+    check_skus_free(
+        &mut tx,
+        seller.id,
+        &draft.variants,
+        None,
+        "variants",
+        &mut errors,
+    )
+    .await?;
+    errors.into_result()?;
+
+    let Draft {
+        mut data,
+        slug_given,
+        variants: new_variants,
+        ..
+    } = draft;
+    data.product_type_id = product_type.as_ref().map(|t| t.id);
+    data.slug = unique_slug(&mut tx, "products", seller.id, &data.slug, slug_given, None).await?;
+    data.search_text = search_text(&data, &new_variants);
+    let id = products::insert(&mut tx, seller.account_id, seller.id, &data, now)
+        .await
+        .map_err(taken("products", "slug"))?;
+    let owner = Owner {
+        account_id: seller.account_id,
+        seller_id: seller.id,
+        product_id: id,
+    };
+    for variant in &new_variants {
+        variants::insert(&mut tx, owner, variant, now)
+            .await
+            .map_err(taken("variants", "sku"))?;
+    }
+    for collection_id in manual {
+        collections::add_product(&mut tx, collection_id, id, None).await?;
+    }
+    collections::refresh_product(&mut tx, seller.id, id).await?;
+    product_types::recount(&mut tx, None, data.product_type_id).await?;
+    let (product, doc) = reload(&mut tx, state, auth, tenant, id).await?;
+    record(&mut tx, ctx, topic::PRODUCTS_CREATED, &product, &doc).await?;
+    tx.commit().await?;
+    Ok((product, doc))
+}
+
+/// Applies changes to a product; answers it as a GET would show it.
+pub async fn update(
+    state: &AppState,
+    auth: &Auth,
+    id: i64,
+    headers: &HeaderMap,
+    changes: ProductChanges,
+) -> ApiResult<(Product, Value)> {
+    let tenant = auth.own_tenant()?;
+    let mut tx = state.db.begin().await?;
+    let current = products::find_for_update(&mut tx, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let related = Related::load_in(&mut tx, &current).await?;
+    let parts = related.parts(id);
+    let view = CatalogView::Admin(tenant);
+    let current_doc =
+        product_resource(&state.urls, auth, &view, &current, parts).into_value(state.urls.curies());
+    check_preconditions(headers, &current_doc, current.updated_on)?;
+    let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
+    let before = current.data(parts.shop_ids.to_vec(), String::new());
+    let draft = changes.apply(before.clone(), &current_variants)?;
+    let seller = storage::sellers::find(&mut tx, tenant, current.seller_id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let ctx = WriteCtx::new(state, auth);
+    let now = ctx.now;
+    let mut errors = FieldErrors::new();
+    let product_type = resolve_type(
+        &mut tx,
+        ctx,
+        &seller,
+        &draft.product_type,
+        current.product_type_id,
+        &mut errors,
+    )
+    .await?;
+    if draft.attributes_changed {
+        let schema = product_type
+            .as_ref()
+            .map(|t| t.attributes.0.as_slice())
+            .unwrap_or_default();
+        attributes::check_values(schema, &draft.data.custom_attributes, &mut errors);
+    }
+    if draft.data.shop_ids != before.shop_ids || draft.data.all_shops != before.all_shops {
+        check_shops(&mut tx, tenant, &seller, &draft.data, &mut errors).await?;
+    }
+    let manual = check_collections(
+        &mut tx,
+        tenant,
+        &seller,
+        draft.collection_ids.as_deref(),
+        &mut errors,
+    )
+    .await?;
+    errors.into_result()?;
+
+    let Draft {
+        mut data,
+        slug_given,
+        price,
+        collection_ids,
+        ..
+    } = draft;
+    data.product_type_id = product_type.as_ref().map(|t| t.id);
+    if slug_given && data.slug != before.slug {
+        data.slug = unique_slug(&mut tx, "products", seller.id, &data.slug, true, Some(id)).await?;
+    }
+    let membership_changes = match &collection_ids {
+        Some(_) => {
+            manual_membership_changes(&mut tx, &seller, parts.collection_ids, &manual).await?
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let price_changed = price.is_some_and(|(p, c)| {
+        (p, c)
+            != (
+                current_variants[0].price,
+                current_variants[0].price_comparison,
+            )
+    });
+    if data == before && !price_changed && membership_changes == (Vec::new(), Vec::new()) {
+        return Ok((current, current_doc));
+    }
+    let mut variants_after = current_variants;
+    if let (true, Some((price, comparison))) = (price_changed, price) {
+        let only = &parts.variants[0];
+        let mut changed = only.data();
+        changed.price = price;
+        changed.price_comparison = comparison;
+        variants::update(&mut tx, only.id, &changed, now).await?;
+        variants_after = vec![changed];
+    }
+    (data.price, data.price_comparison) = lowest_price(&variants_after);
+    data.search_text = search_text(&data, &variants_after);
+    products::update(&mut tx, &current, parts.shop_ids, &data, now)
+        .await
+        .map_err(taken("products", "slug"))?;
+    let (added, removed) = membership_changes;
+    for collection_id in added {
+        collections::add_product(&mut tx, collection_id, id, None).await?;
+    }
+    for collection_id in removed {
+        collections::remove_product(&mut tx, collection_id, id).await?;
+    }
+    collections::refresh_product(&mut tx, current.seller_id, id).await?;
+    product_types::recount(&mut tx, current.product_type_id, data.product_type_id).await?;
+    let (product, doc) = reload(&mut tx, state, auth, tenant, id).await?;
+    record(&mut tx, ctx, topic::PRODUCTS_UPDATED, &product, &doc).await?;
+    tx.commit().await?;
+    Ok((product, doc))
+}
+
+/// Deletes a product; answers it as a GET showed it before.
+pub async fn delete(
+    state: &AppState,
+    auth: &Auth,
+    id: i64,
+    headers: &HeaderMap,
+) -> ApiResult<Value> {
+    let tenant = auth.own_tenant()?;
+    let mut tx = state.db.begin().await?;
+    let current = products::find_for_update(&mut tx, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let related = Related::load_in(&mut tx, &current).await?;
+    let doc = product_resource(
+        &state.urls,
+        auth,
+        &CatalogView::Admin(tenant),
+        &current,
+        related.parts(id),
+    )
+    .into_value(state.urls.curies());
+    check_preconditions(headers, &doc, current.updated_on)?;
+    let ctx = WriteCtx::new(state, auth);
+    collections::forget_product(&mut tx, id).await?;
+    product_types::recount(&mut tx, current.product_type_id, None).await?;
+    products::delete(&mut tx, &current).await?;
+    record(&mut tx, ctx, topic::PRODUCTS_DELETED, &current, &doc).await?;
+    tx.commit().await?;
+    Ok(doc)
+}
+
+/// After a product's variants changed: its derived price and search document, its smart
+/// collections and its `updated_on`.
+pub async fn refresh_derived(
+    tx: &mut Tx,
+    product: &Product,
+    now: Timestamp,
+) -> storage::Result<()> {
+    let all = variants::of_products(&mut *tx, &[product.id]).await?;
+    let data: Vec<VariantData> = all.iter().map(|v| v.data()).collect();
+    let (price, comparison) = lowest_price(&data);
+    let text = search::document(search_parts(
+        &product.title,
+        &product.description,
+        &product.tags.0,
+        &data,
+    ));
+    products::set_derived(tx, product.id, price, comparison, &text, now).await?;
+    collections::refresh_product(tx, product.seller_id, product.id).await
+}
+
+/// The product as a GET by its tenant shows it, read inside the transaction.
+pub async fn reload(
+    tx: &mut Tx,
+    state: &AppState,
+    auth: &Auth,
+    tenant: Tenant,
+    id: i64,
+) -> ApiResult<(Product, Value)> {
+    let product = products::find(
+        &mut *tx,
+        &storage::products::CatalogScope::Tenant(tenant),
+        id,
+    )
+    .await?
+    .ok_or_else(ApiError::internal)?;
+    let related = Related::load_in(tx, &product).await?;
+    let doc = product_resource(
+        &state.urls,
+        auth,
+        &CatalogView::Admin(tenant),
+        &product,
+        related.parts(id),
+    )
+    .into_value(state.urls.curies());
+    Ok((product, doc))
+}
+
+/// Records a catalog event about a product.
+pub async fn record(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    topic: &'static str,
+    product: &Product,
+    doc: &Value,
+) -> ApiResult<i64> {
+    let change = Change::of_catalog(
+        topic,
+        (product.account_id, product.seller_id),
+        "product",
+        product.id,
+        Some(&product.slug),
+        doc,
+    );
+    ctx.record(tx, change).await
+}
+
+/// The words `q` finds a product by: its title, description, tags and SKUs.
+fn search_text(data: &ProductData, variants: &[VariantData]) -> String {
+    search::document(search_parts(
+        &data.title,
+        &data.description,
+        &data.tags,
+        variants,
+    ))
+}
+
+fn search_parts<'a>(
+    title: &'a str,
+    description: &'a str,
+    tags: &'a [String],
+    variants: &'a [VariantData],
+) -> impl Iterator<Item = &'a str> {
+    [title, description]
+        .into_iter()
+        .chain(tags.iter().map(String::as_str))
+        .chain(variants.iter().filter_map(|v| v.sku.as_deref()))
+}
+
+/// Shop ids must name shops of the product's seller.
+async fn check_shops(
+    tx: &mut Tx,
+    tenant: Tenant,
+    seller: &Seller,
+    data: &ProductData,
+    errors: &mut FieldErrors,
+) -> ApiResult<()> {
+    if data.all_shops || data.shop_ids.is_empty() {
+        return Ok(());
+    }
+    let found = products::tenant_shops(&mut *tx, tenant, &data.shop_ids).await?;
+    for id in &data.shop_ids {
+        if !found
+            .iter()
+            .any(|s| s.id == *id && s.seller_id == seller.id)
+        {
+            errors.add("shop_ids", format!("{id} is not a shop of the seller"));
+        }
+    }
+    Ok(())
+}
+
+/// Collection ids must name manual collections of the product's seller; answers them.
+async fn check_collections(
+    tx: &mut Tx,
+    tenant: Tenant,
+    seller: &Seller,
+    ids: Option<&[i64]>,
+    errors: &mut FieldErrors,
+) -> ApiResult<Vec<i64>> {
+    let Some(ids) = ids else {
+        return Ok(Vec::new());
+    };
+    let found = collections::of_tenant_among(tx, tenant, ids).await?;
+    let mut manual = Vec::new();
+    for id in ids {
+        match found
+            .iter()
+            .find(|c| c.id == *id && c.seller_id == seller.id)
+        {
+            None => errors.add(
+                "collection_ids",
+                format!("{id} is not a collection of the seller"),
+            ),
+            Some(c) if c.kind == CollectionKind::Smart => errors.add(
+                "collection_ids",
+                format!("{id} is a smart collection: its rules choose its products"),
+            ),
+            Some(_) if !manual.contains(id) => manual.push(*id),
+            Some(_) => {}
+        }
+    }
+    Ok(manual)
+}
+
+/// The manual collections to put the product in and to take it out of.
+async fn manual_membership_changes(
+    tx: &mut Tx,
+    seller: &Seller,
+    current: &[i64],
+    wanted: &[i64],
+) -> ApiResult<(Vec<i64>, Vec<i64>)> {
+    let manual = collections::of_seller(tx, seller.id, CollectionKind::Manual).await?;
+    let is_manual = |id: &i64| manual.iter().any(|c| c.id == *id);
+    let added = wanted
+        .iter()
+        .copied()
+        .filter(|id| !current.contains(id))
+        .collect();
+    let removed = current
+        .iter()
+        .copied()
+        .filter(|id| is_manual(id) && !wanted.contains(id))
+        .collect();
+    Ok((added, removed))
+}
+
+/// SKUs must be free across the seller's variants (other than the variant `except`).
+pub async fn check_skus_free(
+    tx: &mut Tx,
+    seller_id: i64,
+    new: &[VariantData],
+    except: Option<i64>,
+    field: &str,
+    errors: &mut FieldErrors,
+) -> ApiResult<()> {
+    let skus: Vec<String> = new.iter().filter_map(|v| v.sku.clone()).collect();
+    if skus.is_empty() {
+        return Ok(());
+    }
+    let taken = variants::skus_taken(tx, seller_id, &skus, except).await?;
+    for (i, variant) in new.iter().enumerate() {
+        if variant.sku.as_ref().is_some_and(|s| taken.contains(s)) {
+            let name = if field.is_empty() {
+                "sku".to_owned()
+            } else {
+                format!("{field}[{i}].sku")
+            };
+            errors.add(name, "has already been taken");
+        }
+    }
+    Ok(())
+}
+
+/// Turns a unique violation on `table.column` into a 422 on the field.
+pub fn taken(table: &'static str, column: &'static str) -> impl Fn(storage::Error) -> ApiError {
+    move |err| {
+        if err.is_unique_violation_on(table, column) {
+            ApiError::invalid_field(column, "has already been taken")
+        } else {
+            err.into()
+        }
+    }
+}
+
+/// The product, locked for the rest of the transaction (which serialises the writes to
+/// it and its variants and images), or 404.
+pub async fn locked_product(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Product> {
+    products::find_for_update(tx, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)
+}

@@ -1,0 +1,74 @@
+//! How a variant looks to a client.
+
+use domain::catalog::product::discount_percentage;
+use domain::{Scope, Timestamp};
+use hal::{Link, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use storage::variants::Variant;
+
+use crate::products::CatalogView;
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct VariantFields<'a> {
+    id: i64,
+    product_id: i64,
+    sku: Option<&'a str>,
+    title: &'a str,
+    options: &'a Map<String, Value>,
+    price: i64,
+    price_comparison: Option<i64>,
+    discount_percentage: i64,
+    stock: i64,
+    available_if_no_stock: bool,
+    weight_in_grams: Option<i64>,
+    barcode: Option<&'a str>,
+    position: i64,
+    image_ids: &'a [i64],
+    created_on: Timestamp,
+    updated_on: Timestamp,
+}
+
+pub fn variant_resource(
+    urls: &Urls,
+    principal: &Principal,
+    view: &CatalogView,
+    variant: &Variant,
+) -> Resource {
+    let fields = VariantFields {
+        id: variant.id,
+        product_id: variant.product_id,
+        sku: variant.sku.as_deref(),
+        title: &variant.title,
+        options: &variant.options.0,
+        price: variant.price,
+        price_comparison: variant.price_comparison,
+        discount_percentage: discount_percentage(variant.price, variant.price_comparison),
+        stock: variant.stock,
+        available_if_no_stock: variant.available_if_no_stock,
+        weight_in_grams: variant.weight_in_grams,
+        barcode: variant.barcode.as_deref(),
+        position: variant.position,
+        image_ids: &variant.image_ids.0,
+        created_on: variant.created_on,
+        updated_on: variant.updated_on,
+    };
+    let href = urls.variant(variant.product_id, variant.id);
+    let admin = view.tenant().is_some();
+    let write = admin && principal.has(Scope::ProductsWrite);
+    Resource::new(["variant"])
+        .with_properties(&fields)
+        .link("self", Link::get(view.href(href.clone())))
+        .rel_if(write, &rels::VARIANTS_UPDATE, || href.clone())
+        .rel_if(write, &rels::VARIANTS_DELETE, || href.clone())
+        .rel_if(write, &rels::VARIANTS_ADJUST_STOCK, || {
+            format!("{href}/stock_adjustments")
+        })
+        .rel(
+            &rels::PRODUCTS_PRODUCT,
+            view.href(urls.product(variant.product_id)),
+        )
+}

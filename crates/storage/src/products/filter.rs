@@ -1,0 +1,208 @@
+//! Which products a list shows: the scope a token sees (its account, or the public
+//! catalog of named shops) and the filters of the request, as SQL conditions.
+
+use domain::catalog::product::ProductStatus;
+
+use crate::Tenant;
+use crate::db::Backend;
+use crate::sql::{Arg, Filter};
+
+/// A shop, with the seller whose catalog it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct ShopRef {
+    pub id: i64,
+    pub seller_id: i64,
+}
+
+/// Whose products a request sees.
+#[derive(Clone, Debug)]
+pub enum CatalogScope {
+    /// Every product of the tenant's account (or seller), visible or hidden.
+    Tenant(Tenant),
+    /// The visible products available in these shops, whoever owns them.
+    Public(Vec<ShopRef>),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ProductFilter {
+    pub status: Option<ProductStatus>,
+    /// Available in any of these shops.
+    pub shops: Option<Vec<ShopRef>>,
+    pub collection_ids: Option<Vec<i64>>,
+    pub type_ids: Option<Vec<i64>>,
+    /// Tag keys (lower case); a product with any of them matches.
+    pub tags: Option<Vec<String>>,
+    pub skus: Option<Vec<String>>,
+    pub vendors: Option<Vec<String>>,
+    pub price: (Option<i64>, Option<i64>),
+    pub created_on: (Option<i64>, Option<i64>),
+    pub updated_on: (Option<i64>, Option<i64>),
+    /// Search words; each must begin a word of the product's search document.
+    pub words: Option<Vec<String>>,
+}
+
+impl ProductFilter {
+    /// Whether nothing but the status narrows the list, so that the per-seller counts
+    /// answer its total.
+    pub(crate) fn counts_answer_total(&self) -> bool {
+        self.shops.is_none()
+            && self.collection_ids.is_none()
+            && self.type_ids.is_none()
+            && self.tags.is_none()
+            && self.skus.is_none()
+            && self.vendors.is_none()
+            && self.price == (None, None)
+            && self.created_on == (None, None)
+            && self.updated_on == (None, None)
+            && self.words.is_none()
+    }
+}
+
+/// The conditions of `scope` and `filter` on the `products` table.
+pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &ProductFilter) -> Filter {
+    let mut f = Filter::new();
+    match scope {
+        CatalogScope::Tenant(tenant) => {
+            f.eq("account_id", Arg::Int(tenant.account_id))
+                .eq_opt("seller_id", tenant.seller_id.map(Arg::Int));
+        }
+        CatalogScope::Public(shops) => {
+            f.eq("status", Arg::Text(ProductStatus::Visible.as_str().into()));
+            available_in(&mut f, shops);
+        }
+    }
+    if let Some(status) = filter.status {
+        f.eq("status", Arg::Text(status.as_str().into()));
+    }
+    if let Some(shops) = &filter.shops {
+        available_in(&mut f, shops);
+    }
+    if let Some(ids) = &filter.collection_ids {
+        f.condition(|b| {
+            format!(
+                "id IN (SELECT product_id FROM collection_products WHERE collection_id IN ({}))",
+                b.bind_all(ids.iter().copied().map(Arg::Int))
+            )
+        });
+    }
+    if let Some(ids) = &filter.type_ids {
+        f.any_of("product_type_id", ids.iter().copied().map(Arg::Int));
+    }
+    if let Some(tags) = &filter.tags {
+        f.condition(|b| {
+            format!(
+                "id IN (SELECT product_id FROM product_tags WHERE tag_key IN ({}))",
+                b.bind_all(tags.iter().cloned().map(Arg::Text))
+            )
+        });
+    }
+    if let Some(skus) = &filter.skus {
+        f.condition(|b| {
+            format!(
+                "id IN (SELECT product_id FROM variants WHERE sku IN ({}))",
+                b.bind_all(skus.iter().cloned().map(Arg::Text))
+            )
+        });
+    }
+    if let Some(vendors) = &filter.vendors {
+        f.any_of("vendor", vendors.iter().cloned().map(Arg::Text));
+    }
+    f.range("price", filter.price.0, filter.price.1)
+        .range("created_on", filter.created_on.0, filter.created_on.1)
+        .range("updated_on", filter.updated_on.0, filter.updated_on.1);
+    if let Some(words) = &filter.words {
+        matching_words(&mut f, backend, words);
+    }
+    f
+}
+
+/// Available in one of `shops`: in every shop of its seller, or in one it was put in.
+fn available_in(f: &mut Filter, shops: &[ShopRef]) {
+    let mut sellers: Vec<i64> = shops.iter().map(|s| s.seller_id).collect();
+    sellers.sort_unstable();
+    sellers.dedup();
+    f.condition(|b| {
+        format!(
+            "((all_shops = TRUE AND seller_id IN ({})) OR id IN (SELECT product_id FROM product_shops \
+             WHERE shop_id IN ({})))",
+            b.bind_all(sellers.into_iter().map(Arg::Int)),
+            b.bind_all(shops.iter().map(|s| Arg::Int(s.id)))
+        )
+    });
+}
+
+/// Full-text search: the one place where the two engines' syntaxes differ. Words are
+/// letters and digits only (`domain::catalog::search`), so they need no escaping beyond
+/// FTS5's quotes.
+fn matching_words(f: &mut Filter, backend: Backend, words: &[String]) {
+    match backend {
+        Backend::Sqlite => {
+            let query: Vec<String> = words.iter().map(|w| format!("\"{w}\"*")).collect();
+            f.condition(|b| {
+                format!(
+                    "id IN (SELECT rowid FROM product_search WHERE product_search MATCH {})",
+                    b.bind(Arg::Text(query.join(" AND ")))
+                )
+            });
+        }
+        Backend::Postgres => {
+            let query: Vec<String> = words.iter().map(|w| format!("{w}:*")).collect();
+            f.condition(|b| {
+                format!(
+                    "search_vector @@ to_tsquery('simple', {})",
+                    b.bind(Arg::Text(query.join(" & ")))
+                )
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_scope_sees_visible_products_of_its_shops() {
+        let shops = vec![
+            ShopRef {
+                id: 7,
+                seller_id: 3,
+            },
+            ShopRef {
+                id: 8,
+                seller_id: 3,
+            },
+        ];
+        let f = conditions(
+            Backend::Postgres,
+            &CatalogScope::Public(shops),
+            &ProductFilter {
+                words: Some(vec!["red".into(), "shirt".into()]),
+                ..ProductFilter::default()
+            },
+        );
+        assert_eq!(
+            f.where_sql(),
+            " WHERE status = $1 AND ((all_shops = TRUE AND seller_id IN ($2)) OR id IN (SELECT product_id \
+             FROM product_shops WHERE shop_id IN ($3, $4))) AND search_vector @@ to_tsquery('simple', $5)"
+        );
+        assert_eq!(f.args()[4], Arg::Text("red:* & shirt:*".into()));
+    }
+
+    #[test]
+    fn sqlite_search_quotes_each_word() {
+        let f = conditions(
+            Backend::Sqlite,
+            &CatalogScope::Tenant(Tenant {
+                account_id: 1,
+                seller_id: None,
+            }),
+            &ProductFilter {
+                words: Some(vec!["and".into(), "ñu".into()]),
+                ..ProductFilter::default()
+            },
+        );
+        assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
+        assert!(ProductFilter::default().counts_answer_total());
+    }
+}

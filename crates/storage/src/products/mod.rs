@@ -1,0 +1,538 @@
+//! Products: a seller's catalog entries, the shops they are available in, their tags and
+//! search document, and the per-seller counts that answer an unfiltered list's total
+//! without counting rows.
+
+mod filter;
+
+use std::collections::HashMap;
+
+use domain::Timestamp;
+use domain::catalog::collection::SortOrder;
+use domain::catalog::product::{ProductStatus, tag_key};
+use serde_json::{Map, Value};
+
+pub use filter::{CatalogScope, ProductFilter, ShopRef};
+
+use crate::Tenant;
+use crate::db::{Backend, Database, Exec, Tx};
+use crate::error::Result;
+use crate::json::{JsonText, to_text};
+use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Product {
+    pub id: i64,
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub title: String,
+    pub slug: String,
+    pub description: String,
+    #[sqlx(try_from = "String")]
+    pub status: ProductStatus,
+    pub vendor: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub tags: JsonText<Vec<String>>,
+    pub price: i64,
+    pub price_comparison: Option<i64>,
+    pub currency_code: String,
+    pub product_type_id: Option<i64>,
+    pub product_type_name: Option<String>,
+    #[sqlx(try_from = "String")]
+    pub custom_attributes: JsonText<Map<String, Value>>,
+    pub all_shops: bool,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+    #[sqlx(try_from = "i64")]
+    pub updated_on: Timestamp,
+}
+
+macro_rules! columns {
+    () => {
+        "id, account_id, seller_id, title, slug, description, status, vendor, tags, price, price_comparison, \
+         currency_code, product_type_id, \
+         (SELECT t.name FROM product_types t WHERE t.id = products.product_type_id) AS product_type_name, \
+         custom_attributes, all_shops, created_on, updated_on"
+    };
+}
+
+/// Fields a product list may be sorted by; each is indexed with the account.
+pub const SORT_FIELDS: &[&str] = &["id", "title", "price", "created_on", "updated_on"];
+
+/// What a product is written with. `price`, `price_comparison` and `search_text` are
+/// derived from the variants by the caller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProductData {
+    pub title: String,
+    pub slug: String,
+    pub description: String,
+    pub status: ProductStatus,
+    pub vendor: Option<String>,
+    pub tags: Vec<String>,
+    pub price: i64,
+    pub price_comparison: Option<i64>,
+    pub currency_code: String,
+    pub product_type_id: Option<i64>,
+    pub custom_attributes: Map<String, Value>,
+    pub all_shops: bool,
+    /// The shops a product not in all shops is available in.
+    pub shop_ids: Vec<i64>,
+    pub search_text: String,
+}
+
+impl Product {
+    /// The product's data, with its shops and search text as the caller knows them.
+    pub fn data(&self, shop_ids: Vec<i64>, search_text: String) -> ProductData {
+        ProductData {
+            title: self.title.clone(),
+            slug: self.slug.clone(),
+            description: self.description.clone(),
+            status: self.status,
+            vendor: self.vendor.clone(),
+            tags: self.tags.0.clone(),
+            price: self.price,
+            price_comparison: self.price_comparison,
+            currency_code: self.currency_code.clone(),
+            product_type_id: self.product_type_id,
+            custom_attributes: self.custom_attributes.0.clone(),
+            all_shops: self.all_shops,
+            shop_ids,
+            search_text,
+        }
+    }
+}
+
+pub async fn insert(
+    tx: &mut Tx,
+    account_id: i64,
+    seller_id: i64,
+    data: &ProductData,
+    now: Timestamp,
+) -> Result<i64> {
+    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar(
+            "INSERT INTO products (account_id, seller_id, title, slug, description, status, vendor, tags, price, \
+             price_comparison, currency_code, product_type_id, custom_attributes, all_shops, search_text, \
+             created_on, updated_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING id",
+        )
+        .bind(account_id)
+        .bind(seller_id)
+        .bind(&data.title)
+        .bind(&data.slug)
+        .bind(&data.description)
+        .bind(data.status.as_str())
+        .bind(&data.vendor)
+        .bind(to_text(&data.tags))
+        .bind(data.price)
+        .bind(data.price_comparison)
+        .bind(&data.currency_code)
+        .bind(data.product_type_id)
+        .bind(to_text(&data.custom_attributes))
+        .bind(data.all_shops)
+        .bind(&data.search_text)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    write_tags(tx, id, &data.tags).await?;
+    if !data.all_shops {
+        write_shops(tx, id, &data.shop_ids).await?;
+    }
+    adjust_counts(tx, account_id, seller_id, data.status, 1).await?;
+    Ok(id)
+}
+
+/// Writes `data` over the product `before` (locked by the caller).
+pub async fn update(
+    tx: &mut Tx,
+    before: &Product,
+    before_shop_ids: &[i64],
+    data: &ProductData,
+    now: Timestamp,
+) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(
+            "UPDATE products SET title = $2, slug = $3, description = $4, status = $5, vendor = $6, tags = $7, \
+             price = $8, price_comparison = $9, currency_code = $10, product_type_id = $11, \
+             custom_attributes = $12, all_shops = $13, search_text = $14, updated_on = $15 WHERE id = $1",
+        )
+        .bind(before.id)
+        .bind(&data.title)
+        .bind(&data.slug)
+        .bind(&data.description)
+        .bind(data.status.as_str())
+        .bind(&data.vendor)
+        .bind(to_text(&data.tags))
+        .bind(data.price)
+        .bind(data.price_comparison)
+        .bind(&data.currency_code)
+        .bind(data.product_type_id)
+        .bind(to_text(&data.custom_attributes))
+        .bind(data.all_shops)
+        .bind(&data.search_text)
+        .bind(now.as_micros())
+        .execute(c)
+        .await
+        .map(|_| ())
+    })?;
+    if data.tags != before.tags.0 {
+        with_conn!(Exec::Tx(tx), |c| {
+            sqlx::query("DELETE FROM product_tags WHERE product_id = $1")
+                .bind(before.id)
+                .execute(c)
+                .await
+                .map(|_| ())
+        })?;
+        write_tags(tx, before.id, &data.tags).await?;
+    }
+    let shops_before: &[i64] = if before.all_shops {
+        &[]
+    } else {
+        before_shop_ids
+    };
+    let shops_after: &[i64] = if data.all_shops { &[] } else { &data.shop_ids };
+    if shops_before != shops_after {
+        with_conn!(Exec::Tx(tx), |c| {
+            sqlx::query("DELETE FROM product_shops WHERE product_id = $1")
+                .bind(before.id)
+                .execute(c)
+                .await
+                .map(|_| ())
+        })?;
+        write_shops(tx, before.id, shops_after).await?;
+    }
+    if data.status != before.status {
+        adjust_counts(tx, before.account_id, before.seller_id, before.status, -1).await?;
+        adjust_counts(tx, before.account_id, before.seller_id, data.status, 1).await?;
+    }
+    Ok(())
+}
+
+/// Writes the fields a product derives from its variants.
+pub async fn set_derived(
+    tx: &mut Tx,
+    id: i64,
+    price: i64,
+    price_comparison: Option<i64>,
+    search_text: &str,
+    now: Timestamp,
+) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(
+            "UPDATE products SET price = $2, price_comparison = $3, search_text = $4, updated_on = $5 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(price)
+        .bind(price_comparison)
+        .bind(search_text)
+        .bind(now.as_micros())
+        .execute(c)
+        .await
+        .map(|_| ())
+    })?;
+    Ok(())
+}
+
+/// Marks the product changed (its variants or assets changed).
+pub async fn touch(tx: &mut Tx, id: i64, now: Timestamp) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query("UPDATE products SET updated_on = $2 WHERE id = $1")
+            .bind(id)
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|_| ())
+    })?;
+    Ok(())
+}
+
+/// Deletes the product with its variants, assets, tags and memberships.
+pub async fn delete(tx: &mut Tx, product: &Product) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query("DELETE FROM products WHERE id = $1")
+            .bind(product.id)
+            .execute(c)
+            .await
+            .map(|_| ())
+    })?;
+    adjust_counts(
+        tx,
+        product.account_id,
+        product.seller_id,
+        product.status,
+        -1,
+    )
+    .await
+}
+
+async fn write_tags(tx: &mut Tx, product_id: i64, tags: &[String]) -> Result<()> {
+    let rows = tags
+        .iter()
+        .map(|tag| [Arg::Int(product_id), Arg::Text(tag_key(tag))]);
+    insert_rows(tx, "product_tags (product_id, tag_key)", rows).await
+}
+
+async fn write_shops(tx: &mut Tx, product_id: i64, shop_ids: &[i64]) -> Result<()> {
+    let rows = shop_ids
+        .iter()
+        .map(|&shop_id| [Arg::Int(product_id), Arg::Int(shop_id)]);
+    insert_rows(tx, "product_shops (product_id, shop_id)", rows).await
+}
+
+/// Inserts rows in one statement, skipping ones already there.
+pub(crate) async fn insert_rows<const N: usize>(
+    tx: &mut Tx,
+    table_and_columns: &'static str,
+    rows: impl IntoIterator<Item = [Arg; N]>,
+) -> Result<()> {
+    let mut params = Params::new();
+    let values: Vec<String> = rows
+        .into_iter()
+        .map(|row| format!("({})", params.bind_all(row)))
+        .collect();
+    if values.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO {table_and_columns} VALUES {} ON CONFLICT DO NOTHING",
+        values.join(", ")
+    );
+    execute_bound(tx, sql, params.args()).await
+}
+
+/// Runs one statement whose values are bound `Arg`s.
+pub(crate) async fn execute_bound(tx: &mut Tx, sql: String, args: &[Arg]) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), args)
+            .execute(c)
+            .await
+            .map(|_| ())
+    })?;
+    Ok(())
+}
+
+async fn adjust_counts(
+    tx: &mut Tx,
+    account_id: i64,
+    seller_id: i64,
+    status: ProductStatus,
+    delta: i64,
+) -> Result<()> {
+    let (visible, hidden) = match status {
+        ProductStatus::Visible => (delta, 0),
+        ProductStatus::Hidden => (0, delta),
+    };
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(
+            "INSERT INTO seller_product_counts (seller_id, account_id, visible, hidden) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (seller_id) DO UPDATE SET visible = seller_product_counts.visible + $3, \
+             hidden = seller_product_counts.hidden + $4",
+        )
+        .bind(seller_id)
+        .bind(account_id)
+        .bind(visible)
+        .bind(hidden)
+        .execute(c)
+        .await
+        .map(|_| ())
+    })?;
+    Ok(())
+}
+
+/// A product the scope may see.
+pub async fn find<'a>(
+    exec: impl Into<Exec<'a>>,
+    scope: &CatalogScope,
+    id: i64,
+) -> Result<Option<Product>> {
+    let exec = exec.into();
+    let backend = match &exec {
+        Exec::Db(db) => db.backend(),
+        Exec::Tx(tx) => tx.backend(),
+    };
+    let mut f = filter::conditions(backend, scope, &ProductFilter::default());
+    f.eq("id", Arg::Int(id));
+    let sql = format!("SELECT {} FROM products{}", columns!(), f.where_sql());
+    let mut rows = fetch_all_bound!(exec, Product, sql, f.args())?;
+    Ok(rows.pop())
+}
+
+/// Reads a product of the tenant and holds it against concurrent writers until the
+/// transaction ends (PostgreSQL row lock; SQLite's `BEGIN IMMEDIATE` already serialises
+/// writers).
+pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Product>> {
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR UPDATE",
+    };
+    let sql = format!(
+        "SELECT {} FROM products WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3){lock}",
+        columns!()
+    );
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Product>(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(tenant.account_id)
+            .bind(tenant.seller_id)
+            .fetch_optional(c)
+            .await
+    })
+    .map_err(Into::into)
+}
+
+/// A page of the products the scope sees under `filter`, and their total.
+pub async fn list(
+    db: &Database,
+    scope: &CatalogScope,
+    filter: &ProductFilter,
+    sort: Sort,
+    window: Window,
+) -> Result<(Vec<Product>, u64)> {
+    let f = filter::conditions(db.backend(), scope, filter);
+    let sql = list_sql(columns!(), "products", &f, sort, window);
+    match scope {
+        CatalogScope::Tenant(tenant) if filter.counts_answer_total() => {
+            let (rows, total) = tokio::try_join!(
+                async { Ok(fetch_all_bound!(Exec::Db(db), Product, sql.page, f.args())?) },
+                counted_total(db, *tenant, filter.status),
+            )?;
+            Ok((rows, total))
+        }
+        _ => fetch_list!(Exec::Db(db), Product, sql, f),
+    }
+}
+
+/// The tenant's product total from the per-seller counts.
+async fn counted_total(
+    db: &Database,
+    tenant: Tenant,
+    status: Option<ProductStatus>,
+) -> Result<u64> {
+    let column = match status {
+        None => "visible + hidden",
+        Some(ProductStatus::Visible) => "visible",
+        Some(ProductStatus::Hidden) => "hidden",
+    };
+    let sql = format!(
+        "SELECT CAST(COALESCE(SUM({column}), 0) AS BIGINT) FROM seller_product_counts \
+         WHERE account_id = $1 AND ($2 IS NULL OR seller_id = $2)"
+    );
+    let total: i64 = with_conn!(Exec::Db(db), |c| {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(tenant.account_id)
+            .bind(tenant.seller_id)
+            .fetch_one(c)
+            .await
+    })?;
+    Ok(u64::try_from(total).unwrap_or(0))
+}
+
+/// The shops each product is available in, for a page of products, in one query.
+pub async fn shop_ids_of<'a>(
+    exec: impl Into<Exec<'a>>,
+    products: &[&Product],
+) -> Result<HashMap<i64, Vec<i64>>> {
+    let mut by_product: HashMap<i64, Vec<i64>> =
+        products.iter().map(|p| (p.id, Vec::new())).collect();
+    if products.is_empty() {
+        return Ok(by_product);
+    }
+    let selected: Vec<i64> = products
+        .iter()
+        .filter(|p| !p.all_shops)
+        .map(|p| p.id)
+        .collect();
+    let mut sellers: Vec<i64> = products
+        .iter()
+        .filter(|p| p.all_shops)
+        .map(|p| p.seller_id)
+        .collect();
+    sellers.sort_unstable();
+    sellers.dedup();
+    let mut params = Params::new();
+    let sql = format!(
+        "SELECT 'product' AS owner_kind, product_id AS owner_id, shop_id FROM product_shops \
+         WHERE product_id IN ({}) \
+         UNION ALL SELECT 'seller', seller_id, id FROM shops WHERE seller_id IN ({}) ORDER BY 3",
+        params.bind_all(selected.into_iter().map(Arg::Int)),
+        params.bind_all(sellers.into_iter().map(Arg::Int)),
+    );
+    let rows: Vec<(String, i64, i64)> =
+        fetch_all_bound!(exec.into(), (String, i64, i64), sql, params.args())?;
+    let mut seller_shops: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (kind, owner, shop) in rows {
+        match kind.as_str() {
+            "product" => by_product.entry(owner).or_default().push(shop),
+            _ => seller_shops.entry(owner).or_default().push(shop),
+        }
+    }
+    for product in products.iter().filter(|p| p.all_shops) {
+        if let Some(shops) = seller_shops.get(&product.seller_id) {
+            by_product.insert(product.id, shops.clone());
+        }
+    }
+    Ok(by_product)
+}
+
+/// The shops of the tenant among `ids`, with their sellers.
+pub async fn tenant_shops<'a>(
+    exec: impl Into<Exec<'a>>,
+    tenant: Tenant,
+    ids: &[i64],
+) -> Result<Vec<ShopRef>> {
+    let mut f = Filter::new();
+    f.eq("account_id", Arg::Int(tenant.account_id))
+        .eq_opt("seller_id", tenant.seller_id.map(Arg::Int))
+        .any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!("SELECT id, seller_id FROM shops{}", f.where_sql());
+    Ok(fetch_all_bound!(exec.into(), ShopRef, sql, f.args())?)
+}
+
+/// Shops by subdomain, of any account, or only of the tenant's.
+pub async fn shops_by_subdomain(
+    db: &Database,
+    tenant: Option<Tenant>,
+    subdomains: &[String],
+) -> Result<Vec<ShopRef>> {
+    let mut f = Filter::new();
+    if let Some(tenant) = tenant {
+        f.eq("account_id", Arg::Int(tenant.account_id))
+            .eq_opt("seller_id", tenant.seller_id.map(Arg::Int));
+    }
+    f.any_of("subdomain", subdomains.iter().cloned().map(Arg::Text));
+    let sql = format!("SELECT id, seller_id FROM shops{}", f.where_sql());
+    Ok(fetch_all_bound!(Exec::Db(db), ShopRef, sql, f.args())?)
+}
+
+/// A page of a collection's products in the collection's order (the caller has checked
+/// the collection's scope; its `products_count` is the total).
+pub async fn list_in_collection(
+    db: &Database,
+    collection_id: i64,
+    order: SortOrder,
+    window: Window,
+) -> Result<Vec<Product>> {
+    let order_by = match order {
+        SortOrder::Manual => "cp.position ASC, products.id ASC",
+        SortOrder::TitleAsc => "products.title ASC, products.id ASC",
+        SortOrder::TitleDesc => "products.title DESC, products.id DESC",
+        SortOrder::PriceAsc => "products.price ASC, products.id ASC",
+        SortOrder::PriceDesc => "products.price DESC, products.id DESC",
+        SortOrder::CreatedAsc => "products.created_on ASC, products.id ASC",
+        SortOrder::CreatedDesc => "products.created_on DESC, products.id DESC",
+    };
+    let sql = format!(
+        "SELECT {} FROM products JOIN collection_products cp ON cp.product_id = products.id \
+         WHERE cp.collection_id = $1 ORDER BY {order_by} LIMIT {} OFFSET {}",
+        columns!(),
+        window.limit,
+        window.offset
+    );
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, Product>(sqlx::AssertSqlSafe(sql))
+            .bind(collection_id)
+            .fetch_all(c)
+            .await
+    })
+    .map_err(Into::into)
+}

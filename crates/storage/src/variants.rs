@@ -1,0 +1,301 @@
+//! Variants: the sellable versions of a product, each with its SKU, price and stock. Stock
+//! changes are single conditional updates, never a read followed by a write, so that
+//! concurrent changes neither get lost nor take stock below zero without backorders.
+
+use domain::Timestamp;
+use serde_json::{Map, Value};
+
+use crate::db::{Backend, Exec, Tx};
+use crate::error::Result;
+use crate::json::{JsonText, to_text};
+use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Variant {
+    pub id: i64,
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub product_id: i64,
+    pub sku: Option<String>,
+    pub title: String,
+    #[sqlx(try_from = "String")]
+    pub options: JsonText<Map<String, Value>>,
+    pub price: i64,
+    pub price_comparison: Option<i64>,
+    pub stock: i64,
+    pub available_if_no_stock: bool,
+    pub weight_in_grams: Option<i64>,
+    pub barcode: Option<String>,
+    pub position: i64,
+    #[sqlx(try_from = "String")]
+    pub image_ids: JsonText<Vec<i64>>,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+    #[sqlx(try_from = "i64")]
+    pub updated_on: Timestamp,
+}
+
+macro_rules! columns {
+    () => {
+        "id, account_id, seller_id, product_id, sku, title, options, price, price_comparison, stock, \
+         available_if_no_stock, weight_in_grams, barcode, position, image_ids, created_on, updated_on"
+    };
+}
+
+/// Fields a variant list may be sorted by; each is indexed with the product.
+pub const SORT_FIELDS: &[&str] = &["position", "id"];
+
+/// What a variant is written with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VariantData {
+    pub sku: Option<String>,
+    pub title: String,
+    pub options: Map<String, Value>,
+    pub price: i64,
+    pub price_comparison: Option<i64>,
+    pub stock: i64,
+    pub available_if_no_stock: bool,
+    pub weight_in_grams: Option<i64>,
+    pub barcode: Option<String>,
+    pub position: i64,
+    pub image_ids: Vec<i64>,
+}
+
+impl Variant {
+    pub fn data(&self) -> VariantData {
+        VariantData {
+            sku: self.sku.clone(),
+            title: self.title.clone(),
+            options: self.options.0.clone(),
+            price: self.price,
+            price_comparison: self.price_comparison,
+            stock: self.stock,
+            available_if_no_stock: self.available_if_no_stock,
+            weight_in_grams: self.weight_in_grams,
+            barcode: self.barcode.clone(),
+            position: self.position,
+            image_ids: self.image_ids.0.clone(),
+        }
+    }
+}
+
+/// The product a variant belongs to, with its owners.
+#[derive(Clone, Copy, Debug)]
+pub struct Owner {
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub product_id: i64,
+}
+
+pub async fn insert(
+    tx: &mut Tx,
+    owner: Owner,
+    data: &VariantData,
+    now: Timestamp,
+) -> Result<Variant> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Variant>(concat!(
+            "INSERT INTO variants (account_id, seller_id, product_id, sku, title, options, price, price_comparison, \
+             stock, available_if_no_stock, weight_in_grams, barcode, position, image_ids, created_on, updated_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING ",
+            columns!()
+        ))
+        .bind(owner.account_id)
+        .bind(owner.seller_id)
+        .bind(owner.product_id)
+        .bind(&data.sku)
+        .bind(&data.title)
+        .bind(to_text(&data.options))
+        .bind(data.price)
+        .bind(data.price_comparison)
+        .bind(data.stock)
+        .bind(data.available_if_no_stock)
+        .bind(data.weight_in_grams)
+        .bind(&data.barcode)
+        .bind(data.position)
+        .bind(to_text(&data.image_ids))
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// Writes `data` over a variant the caller has locked.
+pub async fn update(tx: &mut Tx, id: i64, data: &VariantData, now: Timestamp) -> Result<Variant> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Variant>(concat!(
+            "UPDATE variants SET sku = $2, title = $3, options = $4, price = $5, price_comparison = $6, stock = $7, \
+             available_if_no_stock = $8, weight_in_grams = $9, barcode = $10, position = $11, image_ids = $12, \
+             updated_on = $13 WHERE id = $1 RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(&data.sku)
+        .bind(&data.title)
+        .bind(to_text(&data.options))
+        .bind(data.price)
+        .bind(data.price_comparison)
+        .bind(data.stock)
+        .bind(data.available_if_no_stock)
+        .bind(data.weight_in_grams)
+        .bind(&data.barcode)
+        .bind(data.position)
+        .bind(to_text(&data.image_ids))
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query("DELETE FROM variants WHERE id = $1")
+            .bind(id)
+            .execute(c)
+            .await
+            .map(|_| ())
+    })?;
+    Ok(())
+}
+
+/// What a relative stock change did.
+#[derive(Debug)]
+pub enum StockChange {
+    Applied(Box<Variant>),
+    /// The variant does not sell on backorder and has too little stock (this much).
+    Insufficient(i64),
+    NotFound,
+}
+
+/// Adds `delta` (negative to take) to the stock in one conditional update: it applies
+/// only while the result stays at or above zero, or the variant sells on backorder.
+pub async fn adjust_stock(
+    tx: &mut Tx,
+    product_id: i64,
+    id: i64,
+    delta: i64,
+    now: Timestamp,
+) -> Result<StockChange> {
+    let changed = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Variant>(concat!(
+            "UPDATE variants SET stock = stock + $3, updated_on = $4 \
+             WHERE id = $1 AND product_id = $2 AND (available_if_no_stock = TRUE OR stock + $3 >= 0) RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(product_id)
+        .bind(delta)
+        .bind(now.as_micros())
+        .fetch_optional(c)
+        .await
+    })?;
+    Ok(match changed {
+        Some(variant) => StockChange::Applied(Box::new(variant)),
+        None => match find(&mut *tx, product_id, id).await? {
+            Some(variant) => StockChange::Insufficient(variant.stock),
+            None => StockChange::NotFound,
+        },
+    })
+}
+
+/// A variant of a product (the caller has checked the product's scope).
+pub async fn find<'a>(
+    exec: impl Into<Exec<'a>>,
+    product_id: i64,
+    id: i64,
+) -> Result<Option<Variant>> {
+    with_conn!(exec.into(), |c| {
+        sqlx::query_as::<_, Variant>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM variants WHERE id = $1 AND product_id = $2"
+        ))
+        .bind(id)
+        .bind(product_id)
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// Reads a variant and holds it against concurrent writers until the transaction ends.
+pub async fn find_for_update(tx: &mut Tx, product_id: i64, id: i64) -> Result<Option<Variant>> {
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR UPDATE",
+    };
+    let sql = format!(
+        "SELECT {} FROM variants WHERE id = $1 AND product_id = $2{lock}",
+        columns!()
+    );
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Variant>(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(product_id)
+            .fetch_optional(c)
+            .await
+    })
+    .map_err(Into::into)
+}
+
+/// Every variant of these products in one query, by product, position and id.
+pub async fn of_products<'a>(
+    exec: impl Into<Exec<'a>>,
+    product_ids: &[i64],
+) -> Result<Vec<Variant>> {
+    if product_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.any_of("product_id", product_ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "SELECT {} FROM variants{} ORDER BY product_id, position, id",
+        columns!(),
+        f.where_sql()
+    );
+    Ok(fetch_all_bound!(exec.into(), Variant, sql, f.args())?)
+}
+
+/// A page of a product's variants and their total.
+pub async fn list<'a>(
+    exec: impl Into<Exec<'a>>,
+    product_id: i64,
+    sort: Sort,
+    window: Window,
+) -> Result<(Vec<Variant>, u64)> {
+    let mut f = Filter::new();
+    f.eq("product_id", Arg::Int(product_id));
+    let sql = list_sql(columns!(), "variants", &f, sort, window);
+    fetch_list!(exec.into(), Variant, sql, f)
+}
+
+/// The position after the product's last variant.
+pub async fn next_position(tx: &mut Tx, product_id: i64) -> Result<i64> {
+    let last: Option<i64> = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar("SELECT MAX(position) FROM variants WHERE product_id = $1")
+            .bind(product_id)
+            .fetch_one(c)
+            .await
+    })?;
+    Ok(last.unwrap_or(0) + 1)
+}
+
+/// Which of `skus` other variants of the seller (than `except`) already use.
+pub async fn skus_taken(
+    tx: &mut Tx,
+    seller_id: i64,
+    skus: &[String],
+    except: Option<i64>,
+) -> Result<Vec<String>> {
+    let mut f = Filter::new();
+    f.eq("seller_id", Arg::Int(seller_id))
+        .any_of("sku", skus.iter().cloned().map(Arg::Text));
+    if let Some(id) = except {
+        f.condition(|p| format!("id <> {}", p.bind(Arg::Int(id))));
+    }
+    let sql = format!("SELECT sku FROM variants{}", f.where_sql());
+    let rows: Vec<(String,)> = fetch_all_bound!(Exec::Tx(tx), (String,), sql, f.args())?;
+    Ok(rows.into_iter().map(|(sku,)| sku).collect())
+}

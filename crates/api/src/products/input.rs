@@ -83,20 +83,20 @@ pub struct Draft {
 }
 
 impl NewProduct {
-    /// The draft of a new product of a seller whose currency is `default_currency`.
-    pub fn validate(self, default_currency: &str) -> Result<Draft, FieldErrors> {
-        let mut errors = FieldErrors::new();
+    /// The draft of a new product of a seller whose currency is `default_currency`;
+    /// problems are added to `errors` (the caller adds those the database finds).
+    pub fn validate(self, default_currency: &str, errors: &mut FieldErrors) -> Draft {
         let title = self.title.trim().to_owned();
         let (slug, slug_given) = match self.slug.as_deref().map(str::trim) {
             Some(slug) if !slug.is_empty() => (slug.to_owned(), true),
             _ => (derived_slug(&title), false),
         };
-        let tags = check_tags(self.tags.as_deref().unwrap_or_default(), &mut errors);
-        let (all_shops, shop_ids) = shops(self.all_shops, self.shop_ids, &mut errors);
+        let tags = check_tags(self.tags.as_deref().unwrap_or_default(), errors);
+        let (all_shops, shop_ids) = shops(self.all_shops, self.shop_ids, errors);
         let product_type = type_choice(
             self.product_type_id.map_or(Patch::Absent, Patch::Value),
             self.product_type_name.map_or(Patch::Absent, Patch::Value),
-            &mut errors,
+            errors,
         );
         let variants_in = self.variants.unwrap_or_default();
         if variants_in.len() > VARIANTS_MAX {
@@ -111,7 +111,7 @@ impl NewProduct {
                 price_comparison: self.price_comparison,
                 position: 1,
             };
-            vec![NewVariant::default().validate("", defaults, &mut errors)]
+            vec![NewVariant::default().validate("", defaults, errors)]
         } else {
             variants_in
                 .into_iter()
@@ -122,11 +122,11 @@ impl NewProduct {
                         price_comparison: self.price_comparison,
                         position: i64::try_from(i).unwrap_or(i64::MAX).saturating_add(1),
                     };
-                    v.validate(&format!("variants[{i}]."), defaults, &mut errors)
+                    v.validate(&format!("variants[{i}]."), defaults, errors)
                 })
                 .collect()
         };
-        check_distinct_skus(&variants, &mut errors);
+        check_distinct_skus(&variants, errors);
         let (price, price_comparison) = lowest_price(&variants);
         let data = ProductData {
             title,
@@ -148,10 +148,10 @@ impl NewProduct {
             shop_ids,
             search_text: String::new(),
         };
-        check(&data, &mut errors);
+        check(&data, errors);
         let collection_ids = self.collection_ids;
-        check_ids("collection_ids", collection_ids.as_deref(), &mut errors);
-        errors.into_result().map(|()| Draft {
+        check_ids("collection_ids", collection_ids.as_deref(), errors);
+        Draft {
             data,
             slug_given,
             product_type,
@@ -159,7 +159,7 @@ impl NewProduct {
             collection_ids,
             variants,
             price: None,
-        })
+        }
     }
 }
 
@@ -202,13 +202,14 @@ pub struct ProductChanges {
 }
 
 impl ProductChanges {
-    /// The draft of `current` with these changes; `variants` are the product's variants.
+    /// The draft of `data` with these changes (`variants` are the product's variants);
+    /// problems are added to `errors`.
     pub fn apply(
         self,
         mut data: ProductData,
         variants: &[VariantData],
-    ) -> Result<Draft, FieldErrors> {
-        let mut errors = FieldErrors::new();
+        errors: &mut FieldErrors,
+    ) -> Draft {
         if !self.variants.is_absent() {
             errors.add(
                 "variants",
@@ -254,7 +255,7 @@ impl ProductChanges {
         match self.tags {
             Patch::Absent => {}
             Patch::Null => data.tags.clear(),
-            Patch::Value(tags) => data.tags = check_tags(&tags, &mut errors),
+            Patch::Value(tags) => data.tags = check_tags(&tags, errors),
         }
         if let Patch::Value(code) = self.currency_code {
             data.currency_code = code;
@@ -267,7 +268,7 @@ impl ProductChanges {
             Patch::Null => data.custom_attributes.clear(),
             Patch::Value(values) => data.custom_attributes = attributes::without_nulls(values),
         }
-        let product_type = type_choice(self.product_type_id, self.product_type_name, &mut errors);
+        let product_type = type_choice(self.product_type_id, self.product_type_name, errors);
         let all_shops = match self.all_shops {
             Patch::Value(all) => Some(all),
             _ => None,
@@ -275,12 +276,12 @@ impl ProductChanges {
         match self.shop_ids {
             Patch::Absent if all_shops.is_none() => {}
             Patch::Absent | Patch::Null => {
-                let (all, ids) = shops(all_shops.or(Some(true)), None, &mut errors);
+                let (all, ids) = shops(all_shops.or(Some(true)), None, errors);
                 data.all_shops = all;
                 data.shop_ids = ids;
             }
             Patch::Value(ids) => {
-                let (all, ids) = shops(all_shops, Some(ids), &mut errors);
+                let (all, ids) = shops(all_shops, Some(ids), errors);
                 data.all_shops = all;
                 data.shop_ids = ids;
             }
@@ -317,9 +318,9 @@ impl ProductChanges {
             Patch::Null => Some(Vec::new()),
             Patch::Value(ids) => Some(ids),
         };
-        check_ids("collection_ids", collection_ids.as_deref(), &mut errors);
-        check(&data, &mut errors);
-        errors.into_result().map(|()| Draft {
+        check_ids("collection_ids", collection_ids.as_deref(), errors);
+        check(&data, errors);
+        Draft {
             data,
             slug_given,
             product_type,
@@ -327,7 +328,7 @@ impl ProductChanges {
             collection_ids,
             variants: Vec::new(),
             price,
-        })
+        }
     }
 }
 

@@ -34,11 +34,11 @@ pub async fn create(
 ) -> ApiResult<(Product, Value)> {
     let tenant = auth.own_tenant()?;
     let seller = owning_seller(&state.db, tenant, input.seller_id).await?;
-    let draft = input.validate(&seller.default_currency_code)?;
+    let mut errors = FieldErrors::new();
+    let draft = input.validate(&seller.default_currency_code, &mut errors);
     let ctx = WriteCtx::new(state, auth);
     let now = ctx.now;
     let mut tx = state.db.begin().await?;
-    let mut errors = FieldErrors::new();
     let product_type = resolve_type(
         &mut tx,
         ctx,
@@ -127,13 +127,13 @@ pub async fn update(
     check_preconditions(headers, &current_doc, current.updated_on)?;
     let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
     let before = current.data(parts.shop_ids.to_vec(), String::new());
-    let draft = changes.apply(before.clone(), &current_variants)?;
+    let mut errors = FieldErrors::new();
+    let draft = changes.apply(before.clone(), &current_variants, &mut errors);
     let seller = storage::sellers::find(&mut tx, tenant, current.seller_id)
         .await?
         .ok_or_else(ApiError::not_found)?;
     let ctx = WriteCtx::new(state, auth);
     let now = ctx.now;
-    let mut errors = FieldErrors::new();
     let product_type = resolve_type(
         &mut tx,
         ctx,

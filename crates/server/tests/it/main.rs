@@ -3,16 +3,21 @@
 
 mod support;
 
+mod assets;
 mod auth;
 mod authorize;
 mod browser;
 mod cli;
+mod collections;
 mod conditional;
 mod credentials;
 mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod product_lists;
+mod product_types;
+mod products;
 mod rate_limit;
 mod revocation;
 mod root;
@@ -20,4 +25,5 @@ mod secrets_at_rest;
 mod sellers;
 mod shops;
 mod token_endpoint;
+mod variants;
 mod webdriver;

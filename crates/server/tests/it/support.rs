@@ -221,6 +221,7 @@ impl TestServer {
         config.listen = "127.0.0.1:0".parse().expect("loopback address");
         config.database_url = db.url.clone();
         config.db_max_connections = 4;
+        config.count_queries = true;
         configure(&mut config);
         Some(Self::start_on(db, config).await)
     }
@@ -323,6 +324,20 @@ impl TestServer {
             &self.demo.user.email.clone(),
             &self.demo.user.password.clone(),
             None,
+        )
+        .await
+    }
+
+    /// A password-grant token of another demo account's owner, through its own app.
+    pub async fn owner_token_of(&self, demo: &DemoData) -> String {
+        access_token(
+            self.password_grant(
+                (&demo.app.client_id, &demo.app.client_secret),
+                &demo.user.email,
+                &demo.user.password,
+                &[],
+            )
+            .await,
         )
         .await
     }
@@ -530,6 +545,49 @@ impl TestServer {
         self.demo.sellers[0].id
     }
 
+    /// Sends `body` (or nothing) as JSON; answers the status and the JSON answer.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.request(method, path, token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        json(request.send().await.expect("the server answers")).await
+    }
+
+    pub async fn get_json(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, token, None).await
+    }
+
+    /// Creates a product, asserting that it was created.
+    pub async fn create_product(&self, token: &str, body: Value) -> Value {
+        let (status, product) = self
+            .call(Method::POST, "/v2/products", token, Some(body))
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{product}");
+        product
+    }
+
+    /// How many queries a GET costs, as the server counts them.
+    pub async fn queries_of(&self, path: &str, token: &str) -> u32 {
+        let response = self
+            .get(path, token)
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        response.headers()["x-db-queries"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
     /// How many events with `topic` the outbox holds.
     pub async fn event_count(&self, topic: &str) -> i64 {
         self.db
@@ -588,4 +646,14 @@ pub fn error_fields(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The ids of a list's items, in order.
+pub fn item_ids(list: &Value) -> Vec<i64> {
+    list["_embedded"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list: {list}"))
+        .iter()
+        .map(|item| item["id"].as_i64().unwrap())
+        .collect()
 }

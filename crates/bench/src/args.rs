@@ -22,6 +22,10 @@ pub struct Args {
     /// The databases to run the server on.
     #[arg(long, value_enum, default_value_t = BackendChoice::Both)]
     pub backend: BackendChoice,
+    /// Catalog sizes to measure the product scenarios at, ascending and comma-separated
+    /// (e.g. 10000,1000000); the catalog grows from one size to the next.
+    #[arg(long, value_delimiter = ',', default_value = "10000")]
+    pub products: Vec<usize>,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,
@@ -38,6 +42,14 @@ impl Args {
 
     pub fn warmup(&self) -> Duration {
         Duration::from_secs(self.warmup)
+    }
+
+    /// The catalog sizes, ascending, without repeats or zero.
+    pub fn catalog_sizes(&self) -> Vec<usize> {
+        let mut sizes: Vec<usize> = self.products.iter().copied().filter(|n| *n > 0).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
     }
 
     pub fn backends(&self) -> &'static [Backend] {

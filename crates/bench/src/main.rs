@@ -77,13 +77,42 @@ async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Re
     let demo = process::seed(database_url).await?;
     let server = Server::start(database_url).await?;
     let pid = server.pid();
-    let result = scenarios::run(&server, &demo, args).await;
+    let result = measure_all(&server, &demo, database_url, backend, pid, args).await;
     match server.stop().await {
         Ok(status) if !status.success() => eprintln!("warning: the server exited with {status}"),
         Ok(_) => {}
         Err(err) => eprintln!("warning: cannot stop the server: {err:#}"),
     }
-    let run = result?;
+    result
+}
+
+/// The base scenarios, then the catalog's at each size, the catalog growing in between.
+async fn measure_all(
+    server: &Server,
+    demo: &process::DemoData,
+    database_url: &str,
+    backend: Backend,
+    pid: u32,
+    args: &Args,
+) -> Result<bool> {
+    let run = scenarios::run(server, demo, args).await?;
     report::print_run(backend, pid, &run);
-    Ok(run.scenarios.iter().all(|s| s.outcome.errors == 0))
+    let mut clean = run.scenarios.iter().all(|s| s.outcome.errors == 0);
+    let seller = demo
+        .sellers
+        .first()
+        .context("the demo data has no seller")?
+        .id;
+    let mut loaded = 0;
+    let mut catalog = Vec::new();
+    for size in args.catalog_sizes() {
+        let seconds = process::seed_products(database_url, seller, size - loaded).await?;
+        report::print_load(size - loaded, size, seconds);
+        loaded = size;
+        let run = scenarios::run_catalog(server, demo, args, size).await?;
+        clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
+        catalog.push((size, run));
+    }
+    report::print_catalog(backend, &catalog);
+    Ok(clean)
 }

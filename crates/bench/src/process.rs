@@ -17,6 +17,8 @@ pub const SELF_EXEC_ARG: &str = "__commerce";
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const SEED_TIMEOUT: Duration = Duration::from_secs(120);
+/// Loading a million products takes minutes; this bounds it all the same.
+const CATALOG_TIMEOUT: Duration = Duration::from_secs(3600);
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 const READY_PREFIX: &str = "commerce listening on ";
 
@@ -25,7 +27,13 @@ const READY_PREFIX: &str = "commerce listening on ";
 pub struct DemoData {
     pub user: DemoUser,
     pub app: DemoApp,
+    pub sellers: Vec<DemoSeller>,
     pub shops: Vec<DemoShop>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DemoSeller {
+    pub id: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,6 +69,37 @@ pub async fn seed(database_url: &str) -> Result<DemoData> {
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(stdout.trim()).with_context(|| format!("parse the seed output {stdout:?}"))
+}
+
+/// Adds `count` generated products to the seller (`commerce seed --products`); answers
+/// how long the load took, in seconds.
+pub async fn seed_products(database_url: &str, seller_id: i64, count: usize) -> Result<f64> {
+    #[derive(Deserialize)]
+    struct Loaded {
+        seconds: f64,
+    }
+    let output = commerce()?
+        .args(["seed", "--json", "--database-url", database_url])
+        .args([
+            "--products",
+            &count.to_string(),
+            "--seller",
+            &seller_id.to_string(),
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output();
+    let output = tokio::time::timeout(CATALOG_TIMEOUT, output)
+        .await
+        .context("loading the catalog timed out")?
+        .context("run `commerce seed --products`")?;
+    if !output.status.success() {
+        bail!("`commerce seed --products` failed ({})", output.status);
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let loaded: Loaded = serde_json::from_str(stdout.trim())
+        .with_context(|| format!("parse the seed output {stdout:?}"))?;
+    Ok(loaded.seconds)
 }
 
 /// A running `commerce serve`. Dropping it kills the process; [`Server::stop`] ends it

@@ -16,6 +16,76 @@ pub fn print_header(args: &Args) {
         args.duration, args.warmup, args.concurrency
     );
     println!("server:      a separate process of this build, over loopback HTTP/1.1 keep-alive");
+    println!("catalog:     {:?} generated products", args.catalog_sizes());
+}
+
+pub fn print_load(added: usize, size: usize, seconds: f64) {
+    println!();
+    println!(
+        "loaded {added} products in {seconds:.1} s ({:.0}/s); the catalog now has {size}",
+        added as f64 / seconds.max(0.001)
+    );
+}
+
+/// The catalog's scenarios at every size, then how each one's median latency grew from
+/// the smallest catalog to the largest.
+pub fn print_catalog(backend: Backend, runs: &[(usize, Run)]) {
+    if runs.is_empty() {
+        return;
+    }
+    println!();
+    println!("backend {} catalog", backend.name());
+    println!(
+        "{:<16} {:>9} {:>8} {:>10} {:>8} {:>8} {:>7} {:>6}",
+        "scenario", "products", "bytes", "req/s", "p50 ms", "p99 ms", "errors", "ratio"
+    );
+    for (size, run) in runs {
+        for scenario in &run.scenarios {
+            println!(
+                "{:<16} {:>9} {:>8} {:>10.1} {:>8.2} {:>8.2} {:>7} {:>6}",
+                scenario.name,
+                size,
+                scenario.body_bytes,
+                scenario.outcome.requests_per_second(),
+                scenario.outcome.quantile_ms(0.5),
+                scenario.outcome.quantile_ms(0.99),
+                scenario.outcome.errors,
+                ratio(scenario, &run.scenarios),
+            );
+        }
+    }
+    let (Some((small, first)), Some((large, last))) = (runs.first(), runs.last()) else {
+        return;
+    };
+    if small == large {
+        return;
+    }
+    println!();
+    println!(
+        "p50 growth from {small} to {large} products ({})",
+        backend.name()
+    );
+    for scenario in first
+        .scenarios
+        .iter()
+        .filter(|s| !s.name.starts_with("baseline"))
+    {
+        let Some(later) = last.scenarios.iter().find(|s| s.name == scenario.name) else {
+            continue;
+        };
+        let (before, after) = (
+            scenario.outcome.quantile_ms(0.5),
+            later.outcome.quantile_ms(0.5),
+        );
+        println!(
+            "{:<16} {:>8.2} ms -> {:>8.2} ms  x{:.2}",
+            scenario.name,
+            before,
+            after,
+            after / before.max(0.001)
+        );
+    }
+    report_errors(runs.iter().flat_map(|(_, run)| &run.scenarios));
 }
 
 pub fn print_run(backend: Backend, pid: u32, run: &Run) {
@@ -42,9 +112,12 @@ pub fn print_run(backend: Backend, pid: u32, run: &Run) {
             ratio(scenario, &run.scenarios),
         );
     }
-    let failed: Vec<_> = run
-        .scenarios
-        .iter()
+    report_errors(&run.scenarios);
+}
+
+fn report_errors<'a>(scenarios: impl IntoIterator<Item = &'a Measured>) {
+    let failed: Vec<&Measured> = scenarios
+        .into_iter()
         .filter(|s| s.outcome.errors > 0)
         .collect();
     for scenario in &failed {

@@ -41,11 +41,7 @@ struct Scenario {
 }
 
 pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
-    let client = Client::builder()
-        .timeout(REQUEST_TIMEOUT)
-        .pool_max_idle_per_host(args.concurrency as usize)
-        .build()
-        .context("build the HTTP client")?;
+    let client = client(args)?;
     let api = Api {
         client: &client,
         base: &server.url,
@@ -56,7 +52,7 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     let (root_bytes, _) = api.probe("/v2").await?;
     let (shop_bytes, shop_etag) = api.probe(&shop_path).await?;
     let get = |path: &str| api.request(path, None);
-    let scenarios = [
+    let scenarios = vec![
         Scenario::ok("root", "baseline_root", get("/v2")?),
         Scenario::ok("shop", "baseline_shop", get(&shop_path)?),
         Scenario {
@@ -85,9 +81,94 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
         // Tokens issued per second (each one signed and recorded).
         Scenario::ok("token_cc", "no_auth_root", api.client_credentials(demo)?),
     ];
-
     // What starting, seeding and the probes took, before the first reset.
-    let mut peak_memory = server.peak_memory();
+    let startup_peak = server.peak_memory();
+    let measured = measure(server, &api, scenarios, args).await?;
+    Ok(Run {
+        peak_memory: measured
+            .iter()
+            .map(|m| m.peak_memory)
+            .fold(startup_peak, Option::max),
+        scenarios: measured,
+    })
+}
+
+/// The catalog's scenarios on a catalog of `size` generated products (ids 1 to `size`):
+/// one product, list pages (first, deep, by tag, by search words, by price) and a stock
+/// update, each with a static baseline of the same size.
+pub async fn run_catalog(
+    server: &Server,
+    demo: &DemoData,
+    args: &Args,
+    size: usize,
+) -> Result<Run> {
+    let client = client(args)?;
+    let api = Api {
+        client: &client,
+        base: &server.url,
+        token: &token(&client, &server.url, demo).await?,
+    };
+    let product_path = format!("/v2/products/{}", size.div_ceil(2));
+    let variant_id = api.first_variant(&product_path).await?;
+    let (product_bytes, _) = api.probe(&product_path).await?;
+    let (list_bytes, _) = api.probe("/v2/products").await?;
+    let get = |path: &str| api.request(path, None);
+    let scenarios = vec![
+        Scenario::ok("product", "baseline_product", get(&product_path)?),
+        Scenario::ok("list_first", "baseline_list", get("/v2/products")?),
+        // Page 250 of 20: the same offset (4,980) at every catalog size.
+        Scenario::ok("list_deep", "baseline_list", get("/v2/products?page=250")?),
+        Scenario::ok("list_tag", "baseline_list", get("/v2/products?tags=tag-7")?),
+        Scenario::ok("list_q", "baseline_list", get("/v2/products?q=lamp")?),
+        Scenario::ok(
+            "list_price",
+            "baseline_list",
+            get("/v2/products?sort=price.asc")?,
+        ),
+        Scenario::ok(
+            "stock_update",
+            "baseline_product",
+            api.post_json(
+                &format!("{product_path}/variants/{variant_id}/stock_adjustments"),
+                r#"{"delta": 1}"#,
+            )?,
+        ),
+        Scenario::ok(
+            "baseline_product",
+            "baseline_product",
+            get(&format!("/v2/_bench/baseline?bytes={product_bytes}"))?,
+        ),
+        Scenario::ok(
+            "baseline_list",
+            "baseline_list",
+            get(&format!("/v2/_bench/baseline?bytes={list_bytes}"))?,
+        ),
+    ];
+    let measured = measure(server, &api, scenarios, args).await?;
+    Ok(Run {
+        peak_memory: measured
+            .iter()
+            .map(|m| m.peak_memory)
+            .fold(None, Option::max),
+        scenarios: measured,
+    })
+}
+
+fn client(args: &Args) -> Result<Client> {
+    Client::builder()
+        .timeout(REQUEST_TIMEOUT)
+        .pool_max_idle_per_host(args.concurrency as usize)
+        .build()
+        .context("build the HTTP client")
+}
+
+/// Checks, warms up and measures each scenario in turn, tracking the server's memory.
+async fn measure(
+    server: &Server,
+    api: &Api<'_>,
+    scenarios: Vec<Scenario>,
+    args: &Args,
+) -> Result<Vec<Measured>> {
     let mut measured = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
         let target = Target {
@@ -99,22 +180,17 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
             .await
             .with_context(|| format!("scenario {} does not answer as expected", scenario.name))?;
         server.reset_peak_memory();
-        load::run(&client, &target, args.concurrency, args.warmup()).await?;
-        let outcome = load::run(&client, &target, args.concurrency, args.duration()).await?;
-        let scenario_peak = server.peak_memory();
-        peak_memory = peak_memory.max(scenario_peak);
+        load::run(api.client, &target, args.concurrency, args.warmup()).await?;
+        let outcome = load::run(api.client, &target, args.concurrency, args.duration()).await?;
         measured.push(Measured {
             name: scenario.name,
             baseline: scenario.baseline,
             body_bytes,
             outcome,
-            peak_memory: scenario_peak,
+            peak_memory: server.peak_memory(),
         });
     }
-    Ok(Run {
-        scenarios: measured,
-        peak_memory,
-    })
+    Ok(measured)
 }
 
 impl Scenario {
@@ -180,6 +256,31 @@ impl Api<'_> {
             .get(format!("{}{path}", self.base))
             .build()
             .with_context(|| format!("build GET {path}"))
+    }
+
+    /// A POST of a JSON body.
+    fn post_json(&self, path: &str, body: &'static str) -> Result<Request> {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(self.token)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body)
+            .build()
+            .with_context(|| format!("build POST {path}"))
+    }
+
+    /// The id of the first variant of the product at `path`.
+    async fn first_variant(&self, path: &str) -> Result<i64> {
+        let response = self.client.execute(self.request(path, None)?).await?;
+        ensure!(
+            response.status() == StatusCode::OK,
+            "GET {path} answered {}",
+            response.status()
+        );
+        let product: serde_json::Value = response.json().await?;
+        product["_embedded"]["variants"][0]["id"]
+            .as_i64()
+            .with_context(|| format!("GET {path} shows no variant"))
     }
 
     /// A client-credentials token request of the demo app.

@@ -175,6 +175,13 @@ struct SeedArgs {
     /// Create the demo data.
     #[arg(long)]
     demo: bool,
+    /// Add this many generated products (with variants, tags, vendors and types) to a
+    /// seller's catalog: the demo seller with --demo, else --seller.
+    #[arg(long)]
+    products: Option<usize>,
+    /// The seller that gets the generated products (default: the first seller).
+    #[arg(long, requires = "products")]
+    seller: Option<i64>,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -290,15 +297,53 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Seed(args) => {
-            if !args.demo {
-                bail!("nothing to seed: pass --demo");
+            if !args.demo && args.products.is_none() {
+                bail!("nothing to seed: pass --demo and/or --products N");
             }
             let (db, secret_box) = open_sealed(&database_only(args.database, &file)).await?;
-            let data = seed::demo(&db, &secret_box, &SystemClock).await?;
+            let demo = match args.demo {
+                true => Some(seed::demo(&db, &secret_box, &SystemClock).await?),
+                false => None,
+            };
+            let catalog = match args.products {
+                Some(count) => {
+                    let seller_id = args.seller.or(demo.as_ref().map(|d| d.sellers[0].id));
+                    let seller = match seller_id {
+                        Some(id) => storage::sellers::find_any(&db, id).await?,
+                        None => storage::sellers::first(&db).await?,
+                    }
+                    .context(
+                        "no such seller: create one (e.g. with --demo) or name it with --seller",
+                    )?;
+                    let quiet = args.json;
+                    Some(
+                        seed::catalog::load(&db, &seller, count, &SystemClock, |done| {
+                            if !quiet {
+                                eprintln!("{done} of {count} products loaded");
+                            }
+                        })
+                        .await?,
+                    )
+                }
+                None => None,
+            };
             if args.json {
-                println!("{}", serde_json::to_string(&data)?);
+                let output = match (&demo, &catalog) {
+                    (Some(demo), None) => serde_json::to_value(demo)?,
+                    (None, Some(catalog)) => serde_json::to_value(catalog)?,
+                    _ => serde_json::json!({"demo": demo, "catalog": catalog}),
+                };
+                println!("{output}");
             } else {
-                print_demo(&data, None);
+                if let Some(demo) = &demo {
+                    print_demo(demo, None);
+                }
+                if let Some(loaded) = &catalog {
+                    println!(
+                        "{} products added to seller {} in {:.1} s",
+                        loaded.products, loaded.seller_id, loaded.seconds
+                    );
+                }
             }
             Ok(())
         }

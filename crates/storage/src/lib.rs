@@ -13,6 +13,7 @@ pub mod sql;
 pub mod accounts;
 pub mod apps;
 pub mod authorization_codes;
+pub mod catalog_load;
 pub mod collections;
 pub mod events;
 pub mod idempotency;

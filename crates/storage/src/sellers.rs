@@ -127,3 +127,32 @@ pub async fn first_of_tenant(db: &Database, tenant: Tenant, limit: i64) -> Resul
     })
     .map_err(Into::into)
 }
+
+/// A seller by id, whatever its account (operator commands).
+pub async fn find_any(db: &Database, id: i64) -> Result<Option<Seller>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, Seller>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM sellers WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// The first seller of the database (operator commands).
+pub async fn first(db: &Database) -> Result<Option<Seller>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, Seller>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM sellers ORDER BY id LIMIT 1"
+        ))
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}

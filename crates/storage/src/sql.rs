@@ -12,6 +12,10 @@ use sqlx::{Database as SqlxDatabase, Encode, Type};
 pub enum Arg {
     Int(i64),
     Text(String),
+    /// A nullable integer column's value.
+    MaybeInt(Option<i64>),
+    /// A nullable text column's value.
+    MaybeText(Option<String>),
 }
 
 /// Values bound to a statement, numbered `$1…` in the order they are bound.
@@ -221,11 +225,15 @@ macro_rules! binder {
             DB: SqlxDatabase,
             i64: Encode<'q, DB> + Type<DB>,
             String: Encode<'q, DB> + Type<DB>,
+            Option<i64>: Encode<'q, DB> + Type<DB>,
+            Option<String>: Encode<'q, DB> + Type<DB>,
         {
             for arg in args {
                 query = match arg {
                     Arg::Int(v) => query.bind(*v),
                     Arg::Text(v) => query.bind(v.clone()),
+                    Arg::MaybeInt(v) => query.bind(*v),
+                    Arg::MaybeText(v) => query.bind(v.clone()),
                 };
             }
             query
@@ -253,11 +261,15 @@ where
     DB: SqlxDatabase,
     i64: Encode<'q, DB> + Type<DB>,
     String: Encode<'q, DB> + Type<DB>,
+    Option<i64>: Encode<'q, DB> + Type<DB>,
+    Option<String>: Encode<'q, DB> + Type<DB>,
 {
     for arg in args {
         query = match arg {
             Arg::Int(v) => query.bind(*v),
             Arg::Text(v) => query.bind(v.clone()),
+            Arg::MaybeInt(v) => query.bind(*v),
+            Arg::MaybeText(v) => query.bind(v.clone()),
         };
     }
     query

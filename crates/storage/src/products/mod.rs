@@ -427,6 +427,19 @@ async fn counted_total(
     Ok(u64::try_from(total).unwrap_or(0))
 }
 
+/// How many products the seller has (from its counts).
+pub async fn count_of_seller(db: &Database, seller_id: i64) -> Result<i64> {
+    let count: Option<i64> = with_conn!(Exec::Db(db), |c| {
+        sqlx::query_scalar(
+            "SELECT visible + hidden FROM seller_product_counts WHERE seller_id = $1",
+        )
+        .bind(seller_id)
+        .fetch_optional(c)
+        .await
+    })?;
+    Ok(count.unwrap_or(0))
+}
+
 /// The shops each product is available in, for a page of products, in one query.
 pub async fn shop_ids_of<'a>(
     exec: impl Into<Exec<'a>>,

@@ -14,6 +14,8 @@ use storage::{Database, accounts, sellers, shops};
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
 
+pub mod catalog;
+
 #[derive(Debug, Serialize)]
 pub struct DemoData {
     pub account_id: i64,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
@@ -17,6 +17,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_commerce");
 
 on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
+    seed_products_loads_a_catalog_the_api_serves,
     apps_and_users_created_on_the_command_line_work,
     a_request_in_flight_when_sigterm_arrives_completes,
     signing_keys_rotate_and_retire_across_nodes,
@@ -40,6 +41,86 @@ async fn commerce(args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+async fn seed_products_loads_a_catalog_the_api_serves(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let seller = s.seller_id().to_string();
+    for _ in 0..2 {
+        let run = commerce(&[
+            "seed",
+            "--products",
+            "120",
+            "--seller",
+            &seller,
+            "--json",
+            "--database-url",
+            &s.db.url,
+        ])
+        .await;
+        assert!(run.ok, "{}", run.stderr);
+        let loaded: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON object");
+        assert_eq!(loaded["products"], 120);
+    }
+    let token = s.owner_token().await;
+    let (status, list) = s.get_json("/v2/products?per_page=200", &token).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["total_items"], 240, "a second load adds to the first");
+    let items = list["_embedded"]["items"].as_array().unwrap();
+    let mut slugs: Vec<&str> = items.iter().map(|p| p["slug"].as_str().unwrap()).collect();
+    slugs.sort_unstable();
+    slugs.dedup();
+    assert_eq!(slugs.len(), 200, "slugs are distinct");
+    assert!(
+        items
+            .iter()
+            .all(|p| !p["_embedded"]["variants"].as_array().unwrap().is_empty())
+    );
+    // The loaded rows serve every read path: search, tags, types, status counts.
+    let word = items[0]["title"]
+        .as_str()
+        .unwrap()
+        .split(' ')
+        .next_back()
+        .unwrap();
+    let (_, found) = s.get_json(&format!("/v2/products?q={word}"), &token).await;
+    assert!(found["total_items"].as_u64().unwrap() >= 1);
+    let tag = items[0]["tags"][0].as_str().unwrap();
+    let (_, tagged) = s
+        .get_json(&format!("/v2/products?tags={tag}"), &token)
+        .await;
+    assert!(tagged["total_items"].as_u64().unwrap() >= 1);
+    let visible =
+        s.db.scalar("SELECT COUNT(*) FROM products WHERE status = 'visible'")
+            .await;
+    let (_, listed) = s.get_json("/v2/products?status=visible", &token).await;
+    assert_eq!(listed["total_items"], visible);
+    let typed =
+        s.db.scalar("SELECT CAST(SUM(products_count) AS BIGINT) FROM product_types")
+            .await;
+    let with_type =
+        s.db.scalar("SELECT COUNT(*) FROM products WHERE product_type_id IS NOT NULL")
+            .await;
+    assert_eq!(typed, with_type);
+    // New products take the ids after the loaded ones.
+    let created = s
+        .create_product(&token, json!({"title": "After", "price": 1}))
+        .await;
+    assert_eq!(created["id"], 241);
+    let run = commerce(&[
+        "seed",
+        "--products",
+        "5",
+        "--seller",
+        "999999",
+        "--database-url",
+        &s.db.url,
+    ])
+    .await;
+    assert!(!run.ok);
+    assert!(run.stderr.contains("no such seller"), "{}", run.stderr);
 }
 
 async fn seed_demo_prints_exactly_one_json_object(backend: Backend) {

@@ -17,6 +17,7 @@ on_both_backends!(
     tokens_of_other_accounts_see_nothing,
     write_links_and_writes_need_the_write_scope,
     etags_follow_every_change,
+    a_failure_after_the_change_leaves_neither_change_nor_event,
 );
 
 async fn create_with_variants_and_read_it_back(backend: Backend) {
@@ -635,4 +636,96 @@ async fn etags_follow_every_change(backend: Backend) {
     );
     let (_, body) = json(after).await;
     assert_eq!(body["_embedded"]["variants"][0]["stock"], 3);
+}
+
+async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (_, collection) = s
+        .call(
+            Method::POST,
+            "/v2/collections",
+            &token,
+            Some(json!({"title": "Kept"})),
+        )
+        .await;
+    let product = s
+        .create_product(
+            &token,
+            json!({"title": "Stable", "variants": [{"price": 1, "stock": 5}]}),
+        )
+        .await;
+    let path = format!("/v2/products/{}", product["id"]);
+    let variant = format!(
+        "{path}/variants/{}",
+        product["_embedded"]["variants"][0]["id"]
+    );
+    let events = s.db.scalar("SELECT COUNT(*) FROM events").await;
+    s.db.refuse_events().await;
+    let writes = [
+        (
+            Method::POST,
+            "/v2/products".to_owned(),
+            json!({"title": "Never", "product_type_name": "New Type", "tags": ["t"],
+                   "collection_ids": [collection["id"]], "variants": [{"sku": "NEVER", "price": 1}]}),
+        ),
+        (
+            Method::PUT,
+            path.clone(),
+            json!({"title": "Changed", "tags": ["x"]}),
+        ),
+        (
+            Method::POST,
+            format!("{variant}/stock_adjustments"),
+            json!({"delta": -2}),
+        ),
+        (Method::PUT, variant.clone(), json!({"price": 99})),
+        (
+            Method::POST,
+            format!("{path}/variants"),
+            json!({"price": 3}),
+        ),
+        (Method::DELETE, path.clone(), json!({})),
+        (
+            Method::POST,
+            "/v2/collections".to_owned(),
+            json!({"title": "Never"}),
+        ),
+        (
+            Method::POST,
+            "/v2/product_types".to_owned(),
+            json!({"name": "Never"}),
+        ),
+    ];
+    for (method, target, body) in writes {
+        let (status, answer) = s.call(method.clone(), &target, &token, Some(body)).await;
+        assert_eq!(
+            status,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "{method} {target}"
+        );
+        assert!(!answer.to_string().contains("refused"), "no internals leak");
+    }
+    s.db.allow_events().await;
+    let (_, after) = s.get_json(&path, &token).await;
+    assert_eq!(after, product, "the product is as it was");
+    for (table, count) in [
+        ("products", 1),
+        ("variants", 1),
+        ("product_tags", 0),
+        ("product_types", 0),
+        ("collections", 1),
+        ("collection_products", 0),
+    ] {
+        assert_eq!(
+            s.db.scalar(&format!("SELECT COUNT(*) FROM {table}")).await,
+            count,
+            "{table}"
+        );
+    }
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM events").await, events);
+    let (_, list) = s.get_json("/v2/products", &token).await;
+    assert_eq!(list["total_items"], 1, "the counts did not move");
 }

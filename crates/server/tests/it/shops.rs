@@ -274,22 +274,7 @@ async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Bac
     let token = s.owner_token().await;
     let id = s.shop_id();
     // Make the event insert fail after the shop row has been written in the same transaction.
-    match backend {
-        Backend::Sqlite => {
-            s.db.execute(
-                "CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'refused'); END;",
-            )
-            .await;
-        }
-        Backend::Postgres => {
-            s.db.execute(
-                "CREATE FUNCTION refuse_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ \
-                 LANGUAGE plpgsql; CREATE TRIGGER refuse_events BEFORE INSERT ON events \
-                 FOR EACH ROW EXECUTE FUNCTION refuse_events();",
-            )
-            .await;
-        }
-    }
+    s.db.refuse_events().await;
     let (status, body) = put(&s, &token, id, json!({"name": "Never saved"})).await;
     assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
     assert_eq!(body["error"], "internal_error");
@@ -319,11 +304,7 @@ async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Bac
     );
     assert_eq!(s.db.scalar("SELECT COUNT(*) FROM events").await, 0);
     // Once the fault is gone the same change goes through, with its event.
-    s.db.execute(match backend {
-        Backend::Sqlite => "DROP TRIGGER refuse_events",
-        Backend::Postgres => "DROP TRIGGER refuse_events ON events",
-    })
-    .await;
+    s.db.allow_events().await;
     let (status, _) = put(&s, &token, id, json!({"name": "Saved"})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s.event_count("shops.updated").await, 1);

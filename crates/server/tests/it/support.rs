@@ -137,6 +137,31 @@ impl TestDb {
         }
     }
 
+    /// Makes every event insert fail, so that a write fails after its change was made in
+    /// the same transaction (fault injection).
+    pub async fn refuse_events(&self) {
+        self.execute(match self.backend {
+            Backend::Sqlite => {
+                "CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'refused'); END;"
+            }
+            Backend::Postgres => {
+                "CREATE FUNCTION refuse_events() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ \
+                 LANGUAGE plpgsql; CREATE TRIGGER refuse_events BEFORE INSERT ON events \
+                 FOR EACH ROW EXECUTE FUNCTION refuse_events();"
+            }
+        })
+        .await;
+    }
+
+    /// Undoes `refuse_events`.
+    pub async fn allow_events(&self) {
+        self.execute(match self.backend {
+            Backend::Sqlite => "DROP TRIGGER refuse_events",
+            Backend::Postgres => "DROP TRIGGER refuse_events ON events",
+        })
+        .await;
+    }
+
     /// The first column of the first row of a query returning one integer.
     pub async fn scalar(&self, sql: &str) -> i64 {
         let sql = sqlx::AssertSqlSafe(sql.to_owned());

@@ -127,20 +127,7 @@ pub async fn load(
         .count();
     let visible = i64::try_from(visible).unwrap_or(i64::MAX);
     let hidden = i64::try_from(products.len()).unwrap_or(i64::MAX) - visible;
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "INSERT INTO seller_product_counts (seller_id, account_id, visible, hidden) VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (seller_id) DO UPDATE SET visible = seller_product_counts.visible + $3, \
-             hidden = seller_product_counts.hidden + $4",
-        )
-        .bind(seller_id)
-        .bind(account_id)
-        .bind(visible)
-        .bind(hidden)
-        .execute(c)
-        .await
-        .map(|_| ())
-    })?;
+    crate::products::count_products(tx, account_id, seller_id, visible, hidden).await?;
     if tx.backend() == Backend::Postgres {
         // Ids were given explicitly: move the identity sequences past them.
         for table in ["products", "variants"] {

@@ -27,6 +27,7 @@ pub mod shops;
 pub mod sign_in_failures;
 pub mod signing_keys;
 pub mod slugs;
+pub mod tenant_rows;
 pub mod tokens;
 pub mod users;
 pub mod variants;

@@ -6,10 +6,11 @@ use domain::Timestamp;
 use domain::catalog::attributes::AttributeDef;
 
 use crate::Tenant;
-use crate::db::{Backend, Database, Exec, Tx};
+use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct ProductType {
@@ -133,39 +134,12 @@ pub async fn find<'a>(
     tenant: Tenant,
     id: i64,
 ) -> Result<Option<ProductType>> {
-    with_conn!(exec.into(), |c| {
-        sqlx::query_as::<_, ProductType>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM product_types WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3)"
-        ))
-        .bind(id)
-        .bind(tenant.account_id)
-        .bind(tenant.seller_id)
-        .fetch_optional(c)
-        .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find(exec, "product_types", columns!(), tenant, id).await
 }
 
 /// Reads a type and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<ProductType>> {
-    match tx.backend() {
-        Backend::Sqlite => find(&mut *tx, tenant, id).await,
-        Backend::Postgres => with_conn!(Exec::Tx(tx), |c| {
-            sqlx::query_as::<_, ProductType>(concat!(
-                "SELECT ",
-                columns!(),
-                " FROM product_types WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3) FOR UPDATE"
-            ))
-            .bind(id)
-            .bind(tenant.account_id)
-            .bind(tenant.seller_id)
-            .fetch_optional(c)
-            .await
-        })
-        .map_err(Into::into),
-    }
+    tenant_rows::find_for_update(tx, "product_types", columns!(), tenant, id).await
 }
 
 /// The seller's type with this name, in any case.

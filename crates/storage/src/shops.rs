@@ -5,9 +5,10 @@ use domain::Timestamp;
 use domain::shop::Storefront;
 
 use crate::Tenant;
-use crate::db::{Backend, Database, Exec, Tx};
+use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Shop {
@@ -131,40 +132,12 @@ pub async fn update(tx: &mut Tx, id: i64, settings: &ShopSettings, now: Timestam
 }
 
 pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Shop>> {
-    with_conn!(exec.into(), |c| {
-        sqlx::query_as::<_, Shop>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM shops WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3)"
-        ))
-        .bind(id)
-        .bind(tenant.account_id)
-        .bind(tenant.seller_id)
-        .fetch_optional(c)
-        .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find(exec, "shops", columns!(), tenant, id).await
 }
 
-/// Reads a shop and holds it against concurrent writers until the transaction ends
-/// (PostgreSQL row lock; SQLite's `BEGIN IMMEDIATE` already serialises writers).
+/// Reads a shop and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Shop>> {
-    match tx.backend() {
-        Backend::Sqlite => find(&mut *tx, tenant, id).await,
-        Backend::Postgres => with_conn!(Exec::Tx(tx), |c| {
-            sqlx::query_as::<_, Shop>(concat!(
-                "SELECT ",
-                columns!(),
-                " FROM shops WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3) FOR UPDATE"
-            ))
-            .bind(id)
-            .bind(tenant.account_id)
-            .bind(tenant.seller_id)
-            .fetch_optional(c)
-            .await
-        })
-        .map_err(Into::into),
-    }
+    tenant_rows::find_for_update(tx, "shops", columns!(), tenant, id).await
 }
 
 pub async fn list(

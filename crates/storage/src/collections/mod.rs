@@ -11,11 +11,12 @@ use domain::Timestamp;
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder};
 
 use crate::Tenant;
-use crate::db::{Backend, Database, Exec, Tx};
+use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::tenant_rows;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Collection {
@@ -491,40 +492,12 @@ pub async fn find<'a>(
     tenant: Tenant,
     id: i64,
 ) -> Result<Option<Collection>> {
-    with_conn!(exec.into(), |c| {
-        sqlx::query_as::<_, Collection>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM collections WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3)"
-        ))
-        .bind(id)
-        .bind(tenant.account_id)
-        .bind(tenant.seller_id)
-        .fetch_optional(c)
-        .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find(exec, "collections", columns!(), tenant, id).await
 }
 
 /// Reads a collection and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Collection>> {
-    let lock = match tx.backend() {
-        Backend::Sqlite => "",
-        Backend::Postgres => " FOR UPDATE",
-    };
-    let sql = format!(
-        "SELECT {} FROM collections WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3){lock}",
-        columns!()
-    );
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Collection>(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .bind(tenant.account_id)
-            .bind(tenant.seller_id)
-            .fetch_optional(c)
-            .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find_for_update(tx, "collections", columns!(), tenant, id).await
 }
 
 pub async fn list(

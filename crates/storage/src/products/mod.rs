@@ -14,10 +14,11 @@ use serde_json::{Map, Value};
 pub use filter::{CatalogScope, ProductFilter, ShopRef};
 
 use crate::Tenant;
-use crate::db::{Backend, Database, Exec, Tx};
+use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::tenant_rows;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Product {
@@ -318,10 +319,20 @@ async fn adjust_counts(
     status: ProductStatus,
     delta: i64,
 ) -> Result<()> {
-    let (visible, hidden) = match status {
-        ProductStatus::Visible => (delta, 0),
-        ProductStatus::Hidden => (0, delta),
-    };
+    match status {
+        ProductStatus::Visible => count_products(tx, account_id, seller_id, delta, 0).await,
+        ProductStatus::Hidden => count_products(tx, account_id, seller_id, 0, delta).await,
+    }
+}
+
+/// Adds to the seller's counts of visible and hidden products.
+pub(crate) async fn count_products(
+    tx: &mut Tx,
+    account_id: i64,
+    seller_id: i64,
+    visible: i64,
+    hidden: i64,
+) -> Result<()> {
     with_conn!(Exec::Tx(tx), |c| {
         sqlx::query(
             "INSERT INTO seller_product_counts (seller_id, account_id, visible, hidden) VALUES ($1, $2, $3, $4) \
@@ -358,26 +369,9 @@ pub async fn find<'a>(
 }
 
 /// Reads a product of the tenant and holds it against concurrent writers until the
-/// transaction ends (PostgreSQL row lock; SQLite's `BEGIN IMMEDIATE` already serialises
-/// writers).
+/// transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Product>> {
-    let lock = match tx.backend() {
-        Backend::Sqlite => "",
-        Backend::Postgres => " FOR UPDATE",
-    };
-    let sql = format!(
-        "SELECT {} FROM products WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3){lock}",
-        columns!()
-    );
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Product>(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .bind(tenant.account_id)
-            .bind(tenant.seller_id)
-            .fetch_optional(c)
-            .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find_for_update(tx, "products", columns!(), tenant, id).await
 }
 
 /// A page of the products the scope sees under `filter`, and their total.

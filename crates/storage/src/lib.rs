@@ -16,6 +16,7 @@ pub mod authorization_codes;
 pub mod collections;
 pub mod events;
 pub mod idempotency;
+pub mod price_lists;
 pub mod product_assets;
 pub mod product_types;
 pub mod products;

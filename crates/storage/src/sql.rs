@@ -12,6 +12,15 @@ use sqlx::{Database as SqlxDatabase, Encode, Type};
 pub enum Arg {
     Int(i64),
     Text(String),
+    /// An integer column's NULL.
+    Null,
+}
+
+impl Arg {
+    /// An optional integer: `Int`, or `Null` when absent.
+    pub fn opt_int(value: Option<i64>) -> Self {
+        value.map_or(Arg::Null, Arg::Int)
+    }
 }
 
 /// Values bound to a statement, numbered `$1…` in the order they are bound.
@@ -220,12 +229,14 @@ macro_rules! binder {
         where
             DB: SqlxDatabase,
             i64: Encode<'q, DB> + Type<DB>,
+            Option<i64>: Encode<'q, DB> + Type<DB>,
             String: Encode<'q, DB> + Type<DB>,
         {
             for arg in args {
                 query = match arg {
                     Arg::Int(v) => query.bind(*v),
                     Arg::Text(v) => query.bind(v.clone()),
+                    Arg::Null => query.bind(None::<i64>),
                 };
             }
             query
@@ -252,12 +263,14 @@ pub fn bind_query<'q, DB>(
 where
     DB: SqlxDatabase,
     i64: Encode<'q, DB> + Type<DB>,
+    Option<i64>: Encode<'q, DB> + Type<DB>,
     String: Encode<'q, DB> + Type<DB>,
 {
     for arg in args {
         query = match arg {
             Arg::Int(v) => query.bind(*v),
             Arg::Text(v) => query.bind(v.clone()),
+            Arg::Null => query.bind(None::<i64>),
         };
     }
     query

@@ -13,6 +13,7 @@ mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod price_lists;
 mod rate_limit;
 mod revocation;
 mod root;

@@ -12,6 +12,7 @@ use crate::credentials::{APP_LIST, TOKEN_LIST};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
+use crate::price_lists::PRICE_LIST_LIST;
 use crate::product_types::PRODUCT_TYPE_LIST;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
@@ -116,6 +117,15 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
             &rels::PRODUCT_TYPES_CREATE_PRODUCT_TYPE,
             || urls.api("/product_types"),
         )
+        .rel_if(catalog_admin, &rels::PRICE_LISTS_PRICE_LISTS, || {
+            urls.list_template("/price_lists", &PRICE_LIST_LIST)
+        })
+        .rel_if(catalog_admin, &rels::PRICE_LISTS_PRICE_LIST, || {
+            urls.api("/price_lists/{id}")
+        })
+        .rel_if(catalog_writer, &rels::PRICE_LISTS_CREATE_PRICE_LIST, || {
+            urls.api("/price_lists")
+        })
         .rel_if(
             auth.user_id().is_some(),
             &rels::ROOT_PERSONAL_ACCESS_TOKENS,

@@ -93,6 +93,10 @@ impl Urls {
         format!("{}/collections/{id}", self.base)
     }
 
+    pub fn price_list(&self, id: i64) -> String {
+        format!("{}/price_lists/{id}", self.base)
+    }
+
     /// A templated list link with some parameters already set, declaring the others.
     pub fn list_template_with(
         &self,

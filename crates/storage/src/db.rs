@@ -290,6 +290,16 @@ pub enum Exec<'a> {
     Tx(&'a mut Tx),
 }
 
+impl Exec<'_> {
+    /// The same place, borrowed again, so that one function can send several queries.
+    pub fn reborrow(&mut self) -> Exec<'_> {
+        match self {
+            Exec::Db(db) => Exec::Db(db),
+            Exec::Tx(tx) => Exec::Tx(tx),
+        }
+    }
+}
+
 impl<'a> From<&'a Database> for Exec<'a> {
     fn from(db: &'a Database) -> Self {
         Exec::Db(db)

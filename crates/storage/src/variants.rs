@@ -299,3 +299,36 @@ pub async fn skus_taken(
     let rows: Vec<(String,)> = fetch_all_bound!(Exec::Tx(tx), (String,), sql, f.args())?;
     Ok(rows.into_iter().map(|(sku,)| sku).collect())
 }
+
+/// The seller's variants among `ids`, by id.
+pub async fn of_seller_among<'a>(
+    exec: impl Into<Exec<'a>>,
+    seller_id: i64,
+    ids: &[i64],
+) -> Result<Vec<Variant>> {
+    let (sql, f) = of_seller_sql(seller_id, ids, "");
+    Ok(fetch_all_bound!(exec.into(), Variant, sql, f.args())?)
+}
+
+/// The seller's variants among `ids`, held against deletion until the transaction ends
+/// (so that rows referring to them can be written safely).
+pub async fn hold_of_seller(tx: &mut Tx, seller_id: i64, ids: &[i64]) -> Result<Vec<Variant>> {
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR SHARE",
+    };
+    let (sql, f) = of_seller_sql(seller_id, ids, lock);
+    Ok(fetch_all_bound!(Exec::Tx(tx), Variant, sql, f.args())?)
+}
+
+fn of_seller_sql(seller_id: i64, ids: &[i64], lock: &str) -> (String, Filter) {
+    let mut f = Filter::new();
+    f.eq("seller_id", Arg::Int(seller_id))
+        .any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "SELECT {} FROM variants{} ORDER BY id{lock}",
+        columns!(),
+        f.where_sql()
+    );
+    (sql, f)
+}

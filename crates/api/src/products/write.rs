@@ -1,6 +1,6 @@
 //! Writing products: the checks that need the database, the write itself with what it
-//! derives (price, search document, smart collections, type counts), and its event, all
-//! in one transaction.
+//! derives (price, search document, smart collections, type and price list counts), and
+//! its event, all in one transaction.
 
 use axum::http::HeaderMap;
 use domain::catalog::attributes;
@@ -11,7 +11,7 @@ use serde_json::Value;
 use storage::products::{self, Product, ProductData};
 use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
-use storage::{Tenant, Tx, collections, product_types};
+use storage::{Tenant, Tx, collections, price_lists, product_types};
 
 use super::input::{Draft, NewProduct, ProductChanges, lowest_price};
 use super::related::Related;
@@ -232,16 +232,19 @@ pub async fn delete(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let related = Related::load_in(&mut tx, &current).await?;
+    let parts = related.parts(id);
     let doc = product_resource(
         &state.urls,
         auth,
         &CatalogView::Admin(tenant),
         &current,
-        related.parts(id),
+        parts,
     )
     .into_value(state.urls.curies());
     check_preconditions(headers, &doc, current.updated_on)?;
     let ctx = WriteCtx::new(state, auth);
+    let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
+    price_lists::forget_variants(&mut tx, &variant_ids, ctx.now).await?;
     collections::forget_product(&mut tx, id).await?;
     product_types::recount(&mut tx, current.product_type_id, None).await?;
     products::delete(&mut tx, &current).await?;

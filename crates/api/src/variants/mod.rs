@@ -16,7 +16,7 @@ use storage::product_assets;
 use storage::products::{self, Product};
 use storage::sql::Direction;
 use storage::variants::{self, Owner, StockChange, Variant, VariantData};
-use storage::{Tenant, Tx, collections};
+use storage::{Tenant, Tx, collections, price_lists};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -241,6 +241,7 @@ async fn delete(
             "is the product's last variant: a product keeps at least one (delete the product instead)",
         ));
     }
+    price_lists::forget_variants(&mut tx, &[id], ctx.now).await?;
     variants::delete(&mut tx, id).await?;
     refresh_derived(&mut tx, &product, ctx.now).await?;
     record(

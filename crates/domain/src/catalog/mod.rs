@@ -3,5 +3,6 @@
 
 pub mod attributes;
 pub mod collection;
+pub mod pricing;
 pub mod product;
 pub mod search;

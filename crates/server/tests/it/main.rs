@@ -15,6 +15,7 @@ mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod price_lists;
 mod product_lists;
 mod product_types;
 mod products;

@@ -74,6 +74,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
         curies,
         [
             "collections",
+            "price_lists",
             "product_types",
             "products",
             "root",
@@ -177,6 +178,11 @@ async fn every_root_link_answers(backend: Backend) {
         (
             "product_types:product_type",
             "/v2/product_types",
+            json!({"name": "Linked"}),
+        ),
+        (
+            "price_lists:price_list",
+            "/v2/price_lists",
             json!({"name": "Linked"}),
         ),
     ] {

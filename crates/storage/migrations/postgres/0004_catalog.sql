@@ -207,3 +207,4 @@ CREATE TABLE price_list_items (
 CREATE UNIQUE INDEX price_list_items_tier_key ON price_list_items (price_list_id, variant_id, min_quantity);
 CREATE INDEX price_list_items_variant_idx ON price_list_items (variant_id, price_list_id);
 CREATE INDEX price_list_items_product_idx ON price_list_items (price_list_id, product_id, id);
+CREATE INDEX price_list_items_list_idx ON price_list_items (price_list_id, id);

@@ -1,0 +1,311 @@
+//! The prices a list gives (tiers, sale against override, conditions that keep a list
+//! from applying) and the loader that finds the lists pricing a purchase.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use super::{another_account_token, create_list, get, id_of, put_items, two_variant_product};
+use crate::on_both_backends;
+use crate::support::{Backend, TestServer, error_fields};
+
+on_both_backends!(
+    prices_follow_tiers_kinds_and_conditions,
+    the_loader_finds_applicable_lists_in_two_queries,
+);
+
+async fn prices(s: &TestServer, token: &str, list_id: i64, query: &str) -> Value {
+    let (status, body) = get(
+        s,
+        &format!("/v2/price_lists/{list_id}/prices?{query}"),
+        token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+async fn prices_follow_tiers_kinds_and_conditions(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (_, v) = two_variant_product(&s, &token, "Pen").await;
+    let ids = format!("variant_ids={},{}", v[0], v[1]);
+
+    let wholesale =
+        id_of(&create_list(&s, &token, json!({"name": "Wholesale", "status": "active"})).await);
+    put_items(
+        &s,
+        &token,
+        wholesale,
+        json!([
+            {"variant_id": v[0], "price": 900},
+            {"variant_id": v[0], "price": 700, "min_quantity": 10},
+            {"variant_id": v[1], "price": 2500, "min_quantity": 5}
+        ]),
+    )
+    .await;
+    let one = prices(&s, &token, wholesale, &ids).await;
+    assert_eq!(one["applies"], true);
+    assert_eq!(one["reason"], Value::Null);
+    assert_eq!(one["quantity"], 1);
+    assert_eq!(one["currency_code"], "USD");
+    let a = &one["_embedded"]["items"][0];
+    assert_eq!(
+        (a["base_price"].as_i64(), a["price"].as_i64()),
+        (Some(1000), Some(900))
+    );
+    assert_eq!(a["base_price_comparison"], 1200);
+    assert_eq!(
+        a["price_comparison"],
+        Value::Null,
+        "an override replaces the base pricing"
+    );
+    assert_eq!(a["outcome"], "applied");
+    assert_eq!(a["tier"]["min_quantity"], 1);
+    let b = &one["_embedded"]["items"][1];
+    assert_eq!(b["outcome"], "no_tier");
+    assert_eq!(b["price"], 2000);
+    assert_eq!(b["tier"], Value::Null);
+    let nine = prices(&s, &token, wholesale, &format!("{ids}&quantity=9")).await;
+    assert_eq!(nine["_embedded"]["items"][0]["price"], 900);
+    assert_eq!(
+        nine["_embedded"]["items"][1]["price"], 2500,
+        "an override applies even when dearer"
+    );
+    let ten = prices(&s, &token, wholesale, &format!("{ids}&quantity=10")).await;
+    assert_eq!(ten["_embedded"]["items"][0]["price"], 700);
+    assert_eq!(ten["_embedded"]["items"][0]["tier"]["min_quantity"], 10);
+
+    let sale = id_of(
+        &create_list(
+            &s,
+            &token,
+            json!({"name": "Sale", "status": "active", "kind": "sale"}),
+        )
+        .await,
+    );
+    put_items(
+        &s,
+        &token,
+        sale,
+        json!([{"variant_id": v[0], "price": 1100}, {"variant_id": v[1], "price": 1500}]),
+    )
+    .await;
+    let on_sale = prices(&s, &token, sale, &ids).await;
+    let a = &on_sale["_embedded"]["items"][0];
+    assert_eq!(
+        (a["price"].as_i64(), a["outcome"].as_str()),
+        (Some(1000), Some("not_lower"))
+    );
+    assert_eq!(a["applied"], false);
+    assert_eq!(a["tier"]["price"], 1100);
+    let b = &on_sale["_embedded"]["items"][1];
+    assert_eq!(
+        (b["price"].as_i64(), b["outcome"].as_str()),
+        (Some(1500), Some("applied"))
+    );
+    assert_eq!(
+        b["price_comparison"], 2000,
+        "a sale compares with the base price"
+    );
+
+    // Lists that do not apply say why, and leave the base price.
+    let not_applying = [
+        (json!({"name": "Draft"}), "", "status"),
+        (json!({"name": "Off", "status": "inactive"}), "", "status"),
+        (
+            json!({"name": "Future", "status": "active", "starts_on": "2999-01-01T00:00:00Z"}),
+            "",
+            "dates",
+        ),
+        (
+            json!({"name": "Past", "status": "active", "ends_on": "2000-01-01T00:00:00Z"}),
+            "",
+            "dates",
+        ),
+        (
+            json!({"name": "Euro", "status": "active", "currency_code": "EUR"}),
+            "",
+            "currency",
+        ),
+        (
+            json!({"name": "VIP", "status": "active", "contact_ids": [5]}),
+            "",
+            "contact",
+        ),
+        (
+            json!({"name": "VIP2", "status": "active", "contact_ids": [5]}),
+            "&contact_id=6",
+            "contact",
+        ),
+    ];
+    for (body, extra, reason) in not_applying {
+        let list = id_of(&create_list(&s, &token, body.clone()).await);
+        put_items(&s, &token, list, json!([{"variant_id": v[0], "price": 10}])).await;
+        let answer = prices(&s, &token, list, &format!("variant_ids={}{extra}", v[0])).await;
+        assert_eq!(answer["applies"], false, "{body}");
+        assert_eq!(answer["reason"], reason, "{body}");
+        assert!(answer["reason_message"].is_string());
+        let a = &answer["_embedded"]["items"][0];
+        assert_eq!(a["outcome"], "list_not_applicable", "{body}");
+        assert_eq!(a["price"], 1000, "{body}");
+        assert_eq!(a["tier"]["price"], 10, "the tier is shown all the same");
+    }
+    // The same lists apply under the conditions they name.
+    let future = id_of(&create_list(&s, &token, json!({"name": "Later", "status": "active", "starts_on": "2999-01-01T00:00:00Z", "ends_on": "2999-02-01T00:00:00Z"})).await);
+    put_items(
+        &s,
+        &token,
+        future,
+        json!([{"variant_id": v[0], "price": 10}]),
+    )
+    .await;
+    for (at, applies) in [
+        ("2999-01-01T00:00:00Z", true),
+        ("2999-02-01T00:00:00Z", false),
+        ("2998-12-31T23:59:59Z", false),
+    ] {
+        let answer = prices(&s, &token, future, &format!("variant_ids={}&at={at}", v[0])).await;
+        assert_eq!(answer["applies"], applies, "{at}");
+        assert_eq!(answer["at"], at);
+    }
+    let euro = id_of(
+        &create_list(
+            &s,
+            &token,
+            json!({"name": "Euro2", "status": "active", "currency_code": "EUR"}),
+        )
+        .await,
+    );
+    assert_eq!(
+        prices(
+            &s,
+            &token,
+            euro,
+            &format!("variant_ids={}&currency_code=EUR", v[0])
+        )
+        .await["applies"],
+        true
+    );
+    let vip = id_of(
+        &create_list(
+            &s,
+            &token,
+            json!({"name": "VIP3", "status": "active", "contact_ids": [5, 7]}),
+        )
+        .await,
+    );
+    assert_eq!(
+        prices(
+            &s,
+            &token,
+            vip,
+            &format!("variant_ids={}&contact_id=7", v[0])
+        )
+        .await["applies"],
+        true
+    );
+
+    // Bad parameters are named.
+    let (status, body) = get(
+        &s,
+        &format!(
+            "/v2/price_lists/{wholesale}/prices?quantity=0&at=soon&currency_code=eur&contact_id=x"
+        ),
+        &token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let mut fields = error_fields(&body);
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "at",
+            "contact_id",
+            "currency_code",
+            "quantity",
+            "variant_ids"
+        ]
+    );
+    let other_token = another_account_token(&s).await;
+    let (_, theirs) = two_variant_product(&s, &other_token, "Theirs").await;
+    let (status, body) = get(
+        &s,
+        &format!(
+            "/v2/price_lists/{wholesale}/prices?variant_ids={},{}",
+            v[0], theirs[0]
+        ),
+        &token,
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&body), ["variant_ids"]);
+}
+
+async fn the_loader_finds_applicable_lists_in_two_queries(backend: Backend) {
+    use domain::catalog::pricing::{BasePrice, Purchase, resolve};
+    use storage::price_lists::pricing_lists;
+    use storage::query_count::counting;
+
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let (_, v) = two_variant_product(&s, &token, "Box").await;
+    let mut ids = Vec::new();
+    for (name, extra, price) in [
+        ("Low", json!({"priority": 1}), 800),
+        ("High", json!({"priority": 5, "kind": "sale"}), 1100),
+        ("Draft", json!({"status": "draft", "priority": 9}), 100),
+        ("VIP", json!({"priority": 7, "contact_ids": [42]}), 500),
+        ("Euro", json!({"priority": 8, "currency_code": "EUR"}), 100),
+    ] {
+        let mut body = json!({"name": name, "status": "active"});
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        let id = id_of(&create_list(&s, &token, body).await);
+        put_items(
+            &s,
+            &token,
+            id,
+            json!([{"variant_id": v[0], "price": price}]),
+        )
+        .await;
+        ids.push(id);
+    }
+    let (db, _) = s.open_storage().await;
+    let seller = s.seller_id();
+    let anonymous = Purchase {
+        at: s.clock.now(),
+        currency_code: "USD",
+        contact_id: None,
+    };
+    let (loaded, queries) = counting(pricing_lists(&db, seller, &anonymous, &v)).await;
+    let loaded = loaded.unwrap();
+    assert_eq!(queries, 2);
+    let names: Vec<&str> = loaded.lists.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["High", "Low"], "applicable lists, by priority");
+    let base = BasePrice {
+        price: 1000,
+        price_comparison: None,
+    };
+    let won = resolve(base, 1, &loaded.candidates(v[0]));
+    assert_eq!(
+        won.price, 800,
+        "the sale above the base price yields to the next list"
+    );
+    assert_eq!(won.applied.map(|a| a.price_list_id), Some(ids[0]));
+    assert!(loaded.candidates(v[1]).is_empty());
+    let vip = Purchase {
+        contact_id: Some(42),
+        ..anonymous
+    };
+    let loaded = pricing_lists(&db, seller, &vip, &v[..1]).await.unwrap();
+    let won = resolve(base, 1, &loaded.candidates(v[0]));
+    assert_eq!(won.price, 500);
+    assert_eq!(won.applied.map(|a| a.price_list_id), Some(ids[3]));
+    db.close().await;
+}

@@ -6,7 +6,7 @@
 use domain::Timestamp;
 use domain::catalog::product::{ProductStatus, tag_key};
 
-use crate::db::{Backend, Exec, Tx};
+use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::to_text;
 use crate::products::execute_bound;
@@ -101,7 +101,12 @@ pub async fn load(
             next_variant += 1;
         }
         for tag in &product.tags {
-            tag_rows.push([Arg::Int(id), Arg::Text(tag_key(tag))]);
+            tag_rows.push([
+                Arg::Int(id),
+                Arg::Text(tag_key(tag)),
+                Arg::Int(account_id),
+                Arg::Int(seller_id),
+            ]);
         }
     }
     insert_all(
@@ -120,7 +125,13 @@ pub async fn load(
         ", FALSE",
     )
     .await?;
-    insert_all(tx, "product_tags (product_id, tag_key)", &tag_rows, "").await?;
+    insert_all(
+        tx,
+        "product_tags (product_id, tag_key, account_id, seller_id)",
+        &tag_rows,
+        "",
+    )
+    .await?;
     let visible = products
         .iter()
         .filter(|p| p.status == ProductStatus::Visible)
@@ -182,9 +193,24 @@ pub async fn recount_types(tx: &mut Tx, seller_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Refreshes the planner's statistics after a bulk load.
-pub async fn analyze(tx: &mut Tx) -> Result<()> {
-    execute_bound(tx, "ANALYZE".into(), &[]).await
+/// Refreshes the planner's statistics after a bulk load (and, on PostgreSQL, the
+/// visibility map that lets counts read indexes alone).
+pub async fn refresh_statistics(db: &Database) -> Result<()> {
+    match db.backend() {
+        Backend::Sqlite => {
+            let mut tx = db.begin().await?;
+            execute_bound(&mut tx, "ANALYZE".into(), &[]).await?;
+            tx.commit().await
+        }
+        // VACUUM cannot run inside a transaction.
+        Backend::Postgres => with_conn!(Exec::Db(db), |c| {
+            sqlx::query("VACUUM ANALYZE products, variants, product_tags")
+                .execute(c)
+                .await
+                .map(|_| ())
+        })
+        .map_err(Into::into),
+    }
 }
 
 async fn next_id(tx: &mut Tx, table: &'static str) -> Result<i64> {

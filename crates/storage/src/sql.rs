@@ -2,8 +2,6 @@
 //! by whitelisted columns with an id tie-breaker, and offset pages. Column names come only
 //! from `&'static str` whitelists; every value is a bound argument.
 
-use std::fmt::Write;
-
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
 
@@ -200,18 +198,48 @@ pub fn list_sql(
     window: Window,
 ) -> ListSql {
     let where_sql = filter.where_sql();
-    let mut page = format!("SELECT {columns} FROM {table}{where_sql}");
-    let dir = sort.direction.sql();
-    if sort.column == "id" {
-        let _ = write!(page, " ORDER BY id {dir}");
-    } else {
-        let _ = write!(page, " ORDER BY {} {dir}, id {dir}", sort.column);
-    }
-    let _ = write!(page, " LIMIT {} OFFSET {}", window.limit, window.offset);
     ListSql {
-        page,
+        page: format!(
+            "SELECT {columns} FROM {table}{where_sql}{}{}",
+            order_by(sort),
+            limit(window)
+        ),
         count: format!("SELECT COUNT(*) FROM {table}{where_sql}"),
     }
+}
+
+/// As `list_sql`, but the page's ids are found first and only their rows are read, so
+/// that the rows a deep page skips cost an index entry each, not a whole row (with its
+/// computed columns).
+pub fn deferred_list_sql(
+    columns: &str,
+    table: &'static str,
+    filter: &Filter,
+    sort: Sort,
+    window: Window,
+) -> ListSql {
+    let where_sql = filter.where_sql();
+    let order = order_by(sort);
+    ListSql {
+        page: format!(
+            "SELECT {columns} FROM {table} WHERE id IN (SELECT id FROM {table}{where_sql}{order}{}){order}",
+            limit(window)
+        ),
+        count: format!("SELECT COUNT(*) FROM {table}{where_sql}"),
+    }
+}
+
+fn order_by(sort: Sort) -> String {
+    let dir = sort.direction.sql();
+    if sort.column == "id" {
+        format!(" ORDER BY id {dir}")
+    } else {
+        format!(" ORDER BY {} {dir}, id {dir}", sort.column)
+    }
+}
+
+fn limit(window: Window) -> String {
+    format!(" LIMIT {} OFFSET {}", window.limit, window.offset)
 }
 
 macro_rules! binder {

@@ -128,8 +128,8 @@ pub async fn load(
     }
     let mut tx = db.begin().await?;
     catalog_load::recount_types(&mut tx, seller.id).await?;
-    catalog_load::analyze(&mut tx).await?;
     tx.commit().await?;
+    catalog_load::refresh_statistics(db).await?;
     Ok(Loaded {
         seller_id: seller.id,
         products: count,

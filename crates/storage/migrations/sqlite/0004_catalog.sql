@@ -92,9 +92,12 @@ CREATE TABLE product_tags (
     product_id INTEGER NOT NULL REFERENCES products (id) ON DELETE CASCADE,
     -- The lower-case tag: filters match tags whatever their case.
     tag_key TEXT NOT NULL,
+    -- The product's owners, so that a tag filter's total is counted from this index alone.
+    account_id INTEGER NOT NULL,
+    seller_id INTEGER NOT NULL,
     PRIMARY KEY (product_id, tag_key)
 );
-CREATE INDEX product_tags_tag_idx ON product_tags (tag_key, product_id);
+CREATE INDEX product_tags_account_tag_idx ON product_tags (account_id, tag_key, seller_id, product_id);
 
 CREATE TABLE variants (
     id INTEGER PRIMARY KEY AUTOINCREMENT,

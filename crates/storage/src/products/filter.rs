@@ -5,13 +5,14 @@ use domain::catalog::product::ProductStatus;
 
 use crate::Tenant;
 use crate::db::Backend;
-use crate::sql::{Arg, Filter};
+use crate::sql::{Arg, Filter, Params};
 
-/// A shop, with the seller whose catalog it shows.
+/// A shop, with the seller (and account) whose catalog it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct ShopRef {
     pub id: i64,
     pub seller_id: i64,
+    pub account_id: i64,
 }
 
 /// Whose products a request sees.
@@ -41,20 +42,34 @@ pub struct ProductFilter {
     pub words: Option<Vec<String>>,
 }
 
+/// Where a list's total comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Total {
+    /// The per-seller counts (nothing but the status narrows the list).
+    Counts,
+    /// The tag index alone (nothing but tags narrow the list).
+    Tags,
+    /// Counting the matching rows.
+    Rows,
+}
+
 impl ProductFilter {
-    /// Whether nothing but the status narrows the list, so that the per-seller counts
-    /// answer its total.
-    pub(crate) fn counts_answer_total(&self) -> bool {
-        self.shops.is_none()
+    /// The cheapest exact source of this filter's total within a tenant.
+    pub(crate) fn total(&self) -> Total {
+        let others = self.shops.is_none()
             && self.collection_ids.is_none()
             && self.type_ids.is_none()
-            && self.tags.is_none()
             && self.skus.is_none()
             && self.vendors.is_none()
             && self.price == (None, None)
             && self.created_on == (None, None)
             && self.updated_on == (None, None)
-            && self.words.is_none()
+            && self.words.is_none();
+        match (others, &self.tags, self.status) {
+            (true, None, _) => Total::Counts,
+            (true, Some(_), None) => Total::Tags,
+            _ => Total::Rows,
+        }
     }
 }
 
@@ -89,12 +104,7 @@ pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &Produc
         f.any_of("product_type_id", ids.iter().copied().map(Arg::Int));
     }
     if let Some(tags) = &filter.tags {
-        f.condition(|b| {
-            format!(
-                "id IN (SELECT product_id FROM product_tags WHERE tag_key IN ({}))",
-                b.bind_all(tags.iter().cloned().map(Arg::Text))
-            )
-        });
+        f.condition(|p| format!("id IN ({})", tagged(scope, tags, p)));
     }
     if let Some(skus) = &filter.skus {
         f.condition(|b| {
@@ -114,6 +124,32 @@ pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &Produc
         matching_words(&mut f, backend, words);
     }
     f
+}
+
+/// The ids of the scope's products with any of `tags`, from the tag index alone.
+pub(crate) fn tagged(scope: &CatalogScope, tags: &[String], p: &mut Params) -> String {
+    let owners = match scope {
+        CatalogScope::Tenant(tenant) => {
+            let mut owners = format!("account_id = {}", p.bind(Arg::Int(tenant.account_id)));
+            if let Some(seller) = tenant.seller_id {
+                owners.push_str(&format!(" AND seller_id = {}", p.bind(Arg::Int(seller))));
+            }
+            owners
+        }
+        CatalogScope::Public(shops) => {
+            let mut accounts: Vec<i64> = shops.iter().map(|s| s.account_id).collect();
+            accounts.sort_unstable();
+            accounts.dedup();
+            format!(
+                "account_id IN ({})",
+                p.bind_all(accounts.into_iter().map(Arg::Int))
+            )
+        }
+    };
+    format!(
+        "SELECT product_id FROM product_tags WHERE {owners} AND tag_key IN ({})",
+        p.bind_all(tags.iter().cloned().map(Arg::Text))
+    )
 }
 
 /// Available in one of `shops`: in every shop of its seller, or in one it was put in.
@@ -167,10 +203,12 @@ mod tests {
             ShopRef {
                 id: 7,
                 seller_id: 3,
+                account_id: 1,
             },
             ShopRef {
                 id: 8,
                 seller_id: 3,
+                account_id: 1,
             },
         ];
         let f = conditions(
@@ -203,6 +241,6 @@ mod tests {
             },
         );
         assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
-        assert!(ProductFilter::default().counts_answer_total());
+        assert_eq!(ProductFilter::default().total(), Total::Counts);
     }
 }

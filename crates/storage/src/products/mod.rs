@@ -13,11 +13,13 @@ use serde_json::{Map, Value};
 
 pub use filter::{CatalogScope, ProductFilter, ShopRef};
 
+use filter::Total;
+
 use crate::Tenant;
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
-use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
 use crate::tenant_rows;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -135,7 +137,7 @@ pub async fn insert(
         .fetch_one(c)
         .await
     })?;
-    write_tags(tx, id, &data.tags).await?;
+    write_tags(tx, (account_id, seller_id), id, &data.tags).await?;
     if !data.all_shops {
         write_shops(tx, id, &data.shop_ids).await?;
     }
@@ -184,7 +186,13 @@ pub async fn update(
                 .await
                 .map(|_| ())
         })?;
-        write_tags(tx, before.id, &data.tags).await?;
+        write_tags(
+            tx,
+            (before.account_id, before.seller_id),
+            before.id,
+            &data.tags,
+        )
+        .await?;
     }
     let shops_before: &[i64] = if before.all_shops {
         &[]
@@ -266,11 +274,26 @@ pub async fn delete(tx: &mut Tx, product: &Product) -> Result<()> {
     .await
 }
 
-async fn write_tags(tx: &mut Tx, product_id: i64, tags: &[String]) -> Result<()> {
-    let rows = tags
-        .iter()
-        .map(|tag| [Arg::Int(product_id), Arg::Text(tag_key(tag))]);
-    insert_rows(tx, "product_tags (product_id, tag_key)", rows).await
+async fn write_tags(
+    tx: &mut Tx,
+    (account_id, seller_id): (i64, i64),
+    product_id: i64,
+    tags: &[String],
+) -> Result<()> {
+    let rows = tags.iter().map(|tag| {
+        [
+            Arg::Int(product_id),
+            Arg::Text(tag_key(tag)),
+            Arg::Int(account_id),
+            Arg::Int(seller_id),
+        ]
+    });
+    insert_rows(
+        tx,
+        "product_tags (product_id, tag_key, account_id, seller_id)",
+        rows,
+    )
+    .await
 }
 
 async fn write_shops(tx: &mut Tx, product_id: i64, shop_ids: &[i64]) -> Result<()> {
@@ -383,17 +406,40 @@ pub async fn list(
     window: Window,
 ) -> Result<(Vec<Product>, u64)> {
     let f = filter::conditions(db.backend(), scope, filter);
-    let sql = list_sql(columns!(), "products", &f, sort, window);
-    match scope {
-        CatalogScope::Tenant(tenant) if filter.counts_answer_total() => {
-            let (rows, total) = tokio::try_join!(
-                async { Ok(fetch_all_bound!(Exec::Db(db), Product, sql.page, f.args())?) },
-                counted_total(db, *tenant, filter.status),
-            )?;
-            Ok((rows, total))
-        }
-        _ => fetch_list!(Exec::Db(db), Product, sql, f),
+    let sql = deferred_list_sql(columns!(), "products", &f, sort, window);
+    let total_by = match scope {
+        CatalogScope::Tenant(_) => filter.total(),
+        CatalogScope::Public(_) => Total::Rows,
+    };
+    if total_by == Total::Rows {
+        return fetch_list!(Exec::Db(db), Product, sql, f);
     }
+    let total = async {
+        match (scope, &filter.tags) {
+            (CatalogScope::Tenant(tenant), None) => counted_total(db, *tenant, filter.status).await,
+            (_, tags) => tagged_total(db, scope, tags.as_deref().unwrap_or_default()).await,
+        }
+    };
+    let (rows, total) = tokio::try_join!(
+        async { Ok(fetch_all_bound!(Exec::Db(db), Product, sql.page, f.args())?) },
+        total,
+    )?;
+    Ok((rows, total))
+}
+
+/// How many of the scope's products carry any of `tags`, from the tag index alone.
+async fn tagged_total(db: &Database, scope: &CatalogScope, tags: &[String]) -> Result<u64> {
+    let mut params = Params::new();
+    let sql = format!(
+        "SELECT COUNT(DISTINCT product_id) FROM ({}) tagged",
+        filter::tagged(scope, tags, &mut params)
+    );
+    let total: i64 = with_conn!(Exec::Db(db), |c| {
+        crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), params.args())
+            .fetch_one(c)
+            .await
+    })?;
+    Ok(u64::try_from(total).unwrap_or(0))
 }
 
 /// The tenant's product total from the per-seller counts.
@@ -491,7 +537,10 @@ pub async fn tenant_shops<'a>(
     f.eq("account_id", Arg::Int(tenant.account_id))
         .eq_opt("seller_id", tenant.seller_id.map(Arg::Int))
         .any_of("id", ids.iter().copied().map(Arg::Int));
-    let sql = format!("SELECT id, seller_id FROM shops{}", f.where_sql());
+    let sql = format!(
+        "SELECT id, seller_id, account_id FROM shops{}",
+        f.where_sql()
+    );
     Ok(fetch_all_bound!(exec.into(), ShopRef, sql, f.args())?)
 }
 
@@ -507,7 +556,10 @@ pub async fn shops_by_subdomain(
             .eq_opt("seller_id", tenant.seller_id.map(Arg::Int));
     }
     f.any_of("subdomain", subdomains.iter().cloned().map(Arg::Text));
-    let sql = format!("SELECT id, seller_id FROM shops{}", f.where_sql());
+    let sql = format!(
+        "SELECT id, seller_id, account_id FROM shops{}",
+        f.where_sql()
+    );
     Ok(fetch_all_bound!(Exec::Db(db), ShopRef, sql, f.args())?)
 }
 

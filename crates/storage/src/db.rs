@@ -185,15 +185,26 @@ impl Database {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::Config(format!("cannot create {}: {e}", dir.display())))?;
         }
+        // Each connection has its own page cache (2 MiB by default, which makes a large
+        // catalog reread its pages through system calls); readers also map the file, so
+        // they share the operating system's cache of it.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(options.acquire_timeout)
-            .connect_with(base.clone().create_if_missing(true))
+            .connect_with(
+                base.clone()
+                    .create_if_missing(true)
+                    .pragma("cache_size", "-65536"),
+            )
             .await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(options.max_connections.max(1))
             .acquire_timeout(options.acquire_timeout)
-            .connect_with(base.read_only(true))
+            .connect_with(
+                base.read_only(true)
+                    .pragma("cache_size", "-16384")
+                    .pragma("mmap_size", "1073741824"),
+            )
             .await?;
         Ok(Database::Sqlite(Arc::new(SqlitePools { writer, reader })))
     }

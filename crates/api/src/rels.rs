@@ -56,7 +56,7 @@ rels! {
     PRODUCTS_PRODUCTS = ("products", "products", Get, "Products",
         "The products the token may see, as a paginated list. Tokens bound to an account see their sellers' \
          products, visible and hidden; tokens bound to none must name shops in shop_subdomains and see their \
-         visible products. Parameters: q (every word must begin a word of the title, description, tags, vendor \
+         visible products. Parameters: q (every word must begin a word of the title, description, tags \
          or a SKU), status (visible or hidden), shop_ids and shop_subdomains (available in any of these shops), \
          collections (collection ids), type_ids, tags (any of them, in any case), sku, vendor, price.gte/.lte \
          (minor units, the lowest variant price), created_on.gte/.lte and updated_on.gte/.lte (RFC 3339 or \

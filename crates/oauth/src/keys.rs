@@ -129,9 +129,9 @@ impl KeyRing {
 }
 
 /// Makes a new signing key; being the newest, it signs from the next refresh on.
-/// Returns its id.
+/// Returns its id (hex, so that it never reads as a command-line flag).
 pub async fn create_key(db: &Database, clock: &dyn Clock) -> storage::Result<String> {
-    let kid = secrets::random_token(12);
+    let kid = hex::encode(secrets::random_bytes(12));
     let mut tx = db.begin().await?;
     signing_keys::insert(
         &mut tx,

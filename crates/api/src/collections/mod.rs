@@ -98,12 +98,11 @@ async fn list(
         updated_on: params.time_range("updated_on", &mut errors),
     };
     errors.into_result()?;
-    let (rows, total) = match auth.tenant() {
-        Some(tenant) => {
-            collections::list(&state.db, tenant, &filter, request.sort, request.window()).await?
-        }
-        None => (Vec::new(), 0),
-    };
+    let (rows, total) = auth
+        .tenant_page(|tenant| {
+            collections::list(&state.db, tenant, &filter, request.sort, request.window())
+        })
+        .await?;
     let items = rows
         .iter()
         .map(|c| collection_resource(&state.urls, &auth, c))

@@ -86,6 +86,20 @@ impl Auth {
         self.0.tenant().ok_or_else(ApiError::not_found)
     }
 
+    /// A page of a tenant's list; a token bound to no account has an empty one.
+    pub async fn tenant_page<T, F>(
+        &self,
+        fetch: impl FnOnce(storage::Tenant) -> F,
+    ) -> Result<(Vec<T>, u64), ApiError>
+    where
+        F: std::future::Future<Output = storage::Result<(Vec<T>, u64)>>,
+    {
+        match self.0.tenant() {
+            Some(tenant) => Ok(fetch(tenant).await?),
+            None => Ok((Vec::new(), 0)),
+        }
+    }
+
     /// Refuses with 403 unless the token holds `scope`.
     pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
         if self.0.has(scope) {

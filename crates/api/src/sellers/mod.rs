@@ -58,12 +58,11 @@ async fn list(
         updated_on: request.params.time_range("updated_on", &mut errors),
     };
     errors.into_result()?;
-    let (rows, total) = match auth.tenant() {
-        Some(tenant) => {
-            sellers::list(&state.db, tenant, &filter, request.sort, request.window()).await?
-        }
-        None => (Vec::new(), 0),
-    };
+    let (rows, total) = auth
+        .tenant_page(|tenant| {
+            sellers::list(&state.db, tenant, &filter, request.sort, request.window())
+        })
+        .await?;
     let shops = if auth.has(Scope::ShopsRead) {
         let ids: Vec<i64> = rows.iter().map(|s| s.id).collect();
         shops::of_sellers(&state.db, &ids).await?

@@ -80,12 +80,11 @@ async fn list(
         updated_on: params.time_range("updated_on", &mut errors),
     };
     errors.into_result()?;
-    let (rows, total) = match auth.tenant() {
-        Some(tenant) => {
-            shops::list(&state.db, tenant, &filter, request.sort, request.window()).await?
-        }
-        None => (Vec::new(), 0),
-    };
+    let (rows, total) = auth
+        .tenant_page(|tenant| {
+            shops::list(&state.db, tenant, &filter, request.sort, request.window())
+        })
+        .await?;
     let items = rows
         .iter()
         .map(|shop| shop_resource(&state.urls, &auth, shop))

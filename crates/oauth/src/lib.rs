@@ -16,8 +16,6 @@ pub mod pkce;
 mod principal;
 mod revocation;
 pub mod scope_policy;
-pub mod secret_box;
-pub mod secrets;
 mod service;
 mod sign_in;
 pub mod tokens;
@@ -28,4 +26,6 @@ pub use issue::{TokenAnswer, new_family_id};
 pub use principal::{Principal, Subject};
 pub use service::{AuthConfig, AuthService, SignInThrottle, StartError};
 pub use sign_in::SignInError;
+/// Random secrets and sealing, shared with the rest of the service.
+pub use storage::{secret_box, secrets};
 pub use tokens::VerifyError;

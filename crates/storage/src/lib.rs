@@ -8,6 +8,8 @@ mod db;
 mod error;
 pub mod json;
 pub mod query_count;
+pub mod secret_box;
+pub mod secrets;
 pub mod sql;
 
 pub mod accounts;

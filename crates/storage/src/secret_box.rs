@@ -1,13 +1,13 @@
 //! Encryption at rest for secrets the service must read back (client secrets sign JWT
-//! bearer assertions): AES-256-GCM with a deployment key, a fresh nonce per value.
+//! bearer assertions; webhook secrets sign deliveries): AES-256-GCM with a deployment
+//! key, a fresh nonce per value.
 
+use crate::secrets;
+use crate::{Database, settings};
 use aes_gcm::aead::{Aead, KeyInit};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use storage::{Database, settings};
-
-use crate::secrets;
 
 const NONCE_BYTES: usize = 12;
 const KEY_BYTES: usize = 32;
@@ -32,7 +32,7 @@ pub enum SecretBoxError {
     #[error("a sealed secret does not open with this key (was the encryption key changed?)")]
     Unreadable,
     #[error(transparent)]
-    Storage(#[from] storage::Error),
+    Storage(#[from] crate::Error),
 }
 
 impl SecretBox {

@@ -17,6 +17,8 @@ pub struct Change<'a> {
     pub account_id: i64,
     pub seller_id: Option<i64>,
     pub shop: Option<&'a Shop>,
+    /// The shops whose subscriptions hear of it, when not all of the seller's.
+    pub shop_ids: Option<&'a [i64]>,
     pub item_type: &'static str,
     pub item_id: i64,
     pub item_slug: Option<&'a str>,
@@ -31,6 +33,7 @@ impl<'a> Change<'a> {
             account_id: shop.account_id,
             seller_id: Some(shop.seller_id),
             shop: Some(shop),
+            shop_ids: None,
             item_type: "shop",
             item_id: shop.id,
             item_slug: Some(&shop.subdomain),
@@ -53,10 +56,21 @@ impl<'a> Change<'a> {
             account_id,
             seller_id: Some(seller_id),
             shop: None,
+            shop_ids: None,
             item_type,
             item_id,
             item_slug,
             item,
+        }
+    }
+}
+
+impl<'a> Change<'a> {
+    /// Heard only by the subscriptions of these shops (a product's shops).
+    pub fn to_shops(self, shop_ids: &'a [i64]) -> Self {
+        Self {
+            shop_ids: Some(shop_ids),
+            ..self
         }
     }
 }
@@ -74,6 +88,7 @@ pub async fn record(
         seller_id: change.seller_id,
         shop_id: change.shop.map(|s| s.id),
         shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
+        shop_ids: change.shop_ids,
         item_type: change.item_type,
         item_id: change.item_id,
         item_slug: change.item_slug,

@@ -20,6 +20,7 @@ use crate::database::ScratchDatabase;
 use crate::process::{SELF_EXEC_ARG, Server};
 
 fn main() -> ExitCode {
+    delivery::tls::install_crypto();
     let mut argv = std::env::args_os();
     let program = argv.next();
     let first = argv.next();

@@ -10,6 +10,7 @@ pub mod shop;
 pub mod text_enum;
 pub mod topic;
 pub mod validation;
+pub mod webhook;
 
 mod data {
     pub(crate) mod currencies;

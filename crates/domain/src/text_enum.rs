@@ -21,10 +21,12 @@ impl std::error::Error for UnknownValue {}
 /// vocabulary; a bad value's message lists the values allowed.
 #[macro_export]
 macro_rules! text_enum {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident {
+        $($(#[$variant_meta:meta])* $variant:ident => $text:literal),+ $(,)?
+    }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        $vis enum $name { $($variant),+ }
+        $vis enum $name { $($(#[$variant_meta])* $variant),+ }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];

@@ -68,6 +68,7 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<RunningServer> {
 
 /// Starts serving on an opened database.
 pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<RunningServer> {
+    delivery::tls::install_crypto();
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;

@@ -42,6 +42,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "catalog",
         include_str!("../migrations/sqlite/0004_catalog.sql"),
     ),
+    (
+        5,
+        "webhooks",
+        include_str!("../migrations/sqlite/0005_webhooks.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -63,6 +68,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         4,
         "catalog",
         include_str!("../migrations/postgres/0004_catalog.sql"),
+    ),
+    (
+        5,
+        "webhooks",
+        include_str!("../migrations/postgres/0005_webhooks.sql"),
     ),
 ];
 
@@ -228,8 +238,10 @@ impl Database {
     /// Starts a write transaction.
     pub async fn begin(&self) -> Result<Tx> {
         Ok(match self {
-            Database::Sqlite(p) => Tx::Sqlite(p.writer.begin_with("BEGIN IMMEDIATE").await?),
-            Database::Postgres(p) => Tx::Postgres(p.begin().await?),
+            Database::Sqlite(p) => Tx::new(TxInner::Sqlite(
+                p.writer.begin_with("BEGIN IMMEDIATE").await?,
+            )),
+            Database::Postgres(p) => Tx::new(TxInner::Postgres(p.begin().await?)),
         })
     }
 
@@ -273,25 +285,48 @@ impl Database {
 
 /// A write transaction; dropped without `commit` it rolls back.
 #[derive(Debug)]
-pub enum Tx {
+pub struct Tx {
+    inner: TxInner,
+    /// Work for the webhook dispatcher was written: wake it once this commits.
+    wakes_dispatcher: bool,
+}
+
+#[derive(Debug)]
+enum TxInner {
     Sqlite(sqlx::Transaction<'static, Sqlite>),
     Postgres(sqlx::Transaction<'static, Postgres>),
 }
 
 impl Tx {
+    fn new(inner: TxInner) -> Self {
+        Self {
+            inner,
+            wakes_dispatcher: false,
+        }
+    }
+
     pub async fn commit(self) -> Result<()> {
-        match self {
-            Tx::Sqlite(t) => t.commit().await?,
-            Tx::Postgres(t) => t.commit().await?,
+        match self.inner {
+            TxInner::Sqlite(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await?,
+        }
+        if self.wakes_dispatcher {
+            crate::webhook_deliveries::wake_dispatchers();
         }
         Ok(())
     }
 
     pub fn backend(&self) -> Backend {
-        match self {
-            Tx::Sqlite(_) => Backend::Sqlite,
-            Tx::Postgres(_) => Backend::Postgres,
+        match self.inner {
+            TxInner::Sqlite(_) => Backend::Sqlite,
+            TxInner::Postgres(_) => Backend::Postgres,
         }
+    }
+
+    /// Wakes this process's webhook dispatchers after the commit (other nodes hear of it
+    /// through the database).
+    pub(crate) fn wake_dispatcher_on_commit(&mut self) {
+        self.wakes_dispatcher = true;
     }
 }
 
@@ -342,8 +377,14 @@ impl<'a> Handle<'a> {
         Ok(match exec {
             Exec::Db(Database::Sqlite(p)) => Handle::SqlitePooled(p.reader.acquire().await?),
             Exec::Db(Database::Postgres(p)) => Handle::PostgresPooled(p.acquire().await?),
-            Exec::Tx(Tx::Sqlite(t)) => Handle::SqliteTx(&mut *t),
-            Exec::Tx(Tx::Postgres(t)) => Handle::PostgresTx(&mut *t),
+            Exec::Tx(Tx {
+                inner: TxInner::Sqlite(t),
+                ..
+            }) => Handle::SqliteTx(&mut *t),
+            Exec::Tx(Tx {
+                inner: TxInner::Postgres(t),
+                ..
+            }) => Handle::PostgresTx(&mut *t),
         })
     }
 

@@ -22,6 +22,9 @@ pub struct NewEvent<'a> {
     pub seller_id: Option<i64>,
     pub shop_id: Option<i64>,
     pub shop_subdomain: Option<&'a str>,
+    /// The shops whose subscriptions hear of a seller's item (a product's shops); by
+    /// default the event's shop, else every shop of its seller.
+    pub shop_ids: Option<&'a [i64]>,
     pub item_type: &'a str,
     pub item_id: i64,
     pub item_slug: Option<&'a str>,
@@ -49,7 +52,8 @@ pub struct Event {
     pub created_on: Timestamp,
 }
 
-/// Records an event inside the caller's transaction; returns its sequence number.
+/// Records an event inside the caller's transaction, with a delivery for every
+/// subscription that hears of it; returns its sequence number.
 pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result<i64> {
     let item = event.item.to_string();
     let id: i64 = with_conn!(Exec::Tx(tx), |c| {
@@ -74,6 +78,7 @@ pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result
         .fetch_one(c)
         .await
     })?;
+    crate::webhook_deliveries::fan_out(tx, id, event, now).await?;
     Ok(id)
 }
 

@@ -35,6 +35,8 @@ pub mod tokens;
 pub mod users;
 pub mod variants;
 pub mod web_sessions;
+pub mod webhook_deliveries;
+pub mod webhooks;
 
 pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};
 pub use error::{Error, Result};

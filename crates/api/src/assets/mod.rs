@@ -33,7 +33,7 @@ use crate::kernel::input::{NestedIds, ResourceId, parse};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::products::CatalogView;
-use crate::products::write::locked_product;
+use crate::products::write::{locked_product, shops_of};
 use crate::state::AppState;
 
 pub use representation::asset_resource;
@@ -352,6 +352,7 @@ async fn record(
     asset: &Asset,
     doc: &Value,
 ) -> ApiResult<i64> {
+    let shops = shops_of(tx, product).await?;
     let change = Change::of_catalog(
         topic,
         (product.account_id, product.seller_id),
@@ -359,6 +360,7 @@ async fn record(
         asset.id,
         Some(&asset.file_name),
         doc,
-    );
+    )
+    .to_shops(&shops);
     ctx.record(tx, change).await
 }

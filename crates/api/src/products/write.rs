@@ -243,12 +243,22 @@ pub async fn delete(
     .into_value(state.urls.curies());
     check_preconditions(headers, &doc, current.updated_on)?;
     let ctx = WriteCtx::new(state, auth);
+    // The shops to tell, as they were before the product's rows go.
+    let shops = parts.shop_ids.to_vec();
     let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
     price_lists::forget_variants(&mut tx, &variant_ids, ctx.now).await?;
     collections::forget_product(&mut tx, id).await?;
     product_types::recount(&mut tx, current.product_type_id, None).await?;
     products::delete(&mut tx, &current).await?;
-    record(&mut tx, ctx, topic::PRODUCTS_DELETED, &current, &doc).await?;
+    record_to(
+        &mut tx,
+        ctx,
+        topic::PRODUCTS_DELETED,
+        &current,
+        &doc,
+        &shops,
+    )
+    .await?;
     tx.commit().await?;
     Ok(doc)
 }
@@ -300,13 +310,26 @@ pub async fn reload(
     Ok((product, doc))
 }
 
-/// Records a catalog event about a product.
+/// Records a catalog event about a product, heard in the shops it is available in.
 pub async fn record(
     tx: &mut Tx,
     ctx: WriteCtx<'_>,
     topic: &'static str,
     product: &Product,
     doc: &Value,
+) -> ApiResult<i64> {
+    let shops = shops_of(tx, product).await?;
+    record_to(tx, ctx, topic, product, doc, &shops).await
+}
+
+/// Records a catalog event about a product, heard in `shops`.
+async fn record_to(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    topic: &'static str,
+    product: &Product,
+    doc: &Value,
+    shops: &[i64],
 ) -> ApiResult<i64> {
     let change = Change::of_catalog(
         topic,
@@ -315,8 +338,15 @@ pub async fn record(
         product.id,
         Some(&product.slug),
         doc,
-    );
+    )
+    .to_shops(shops);
     ctx.record(tx, change).await
+}
+
+/// The shops a product is available in (whose subscriptions hear of its changes).
+pub async fn shops_of(tx: &mut Tx, product: &Product) -> ApiResult<Vec<i64>> {
+    let mut by_product = products::shop_ids_of(&mut *tx, &[product]).await?;
+    Ok(by_product.remove(&product.id).unwrap_or_default())
 }
 
 /// The words `q` finds a product by: its title, description, tags and SKUs.

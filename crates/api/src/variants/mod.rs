@@ -26,7 +26,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::write::{check_skus_free, locked_product, refresh_derived, taken};
+use crate::products::write::{check_skus_free, locked_product, refresh_derived, shops_of, taken};
 use crate::products::{CatalogView, VARIANTS_MAX};
 use crate::state::AppState;
 
@@ -342,6 +342,7 @@ async fn record(
     variant: &Variant,
     doc: &Value,
 ) -> ApiResult<i64> {
+    let shops = shops_of(tx, product).await?;
     let change = Change::of_catalog(
         topic,
         (product.account_id, product.seller_id),
@@ -349,6 +350,7 @@ async fn record(
         variant.id,
         variant.sku.as_deref(),
         doc,
-    );
+    )
+    .to_shops(&shops);
     ctx.record(tx, change).await
 }

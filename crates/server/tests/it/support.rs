@@ -59,6 +59,8 @@ pub struct TestDb {
 impl TestDb {
     /// `None` when PostgreSQL is unreachable outside CI (the test then skips, saying so).
     pub async fn create(backend: Backend) -> Option<Self> {
+        // Every test starts here, before it builds any HTTP client.
+        delivery::tls::install_crypto();
         match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("a temporary folder");

@@ -1,0 +1,397 @@
+//! Webhook subscriptions: a shop's targets for events of a topic, their sealed secrets and
+//! credentials, and their health (status, consecutive failures), which every delivery
+//! attempt updates under the row's lock.
+
+use domain::Timestamp;
+use domain::webhook::{
+    AttemptOutcome, AuthType, FailurePolicy, Health, Ordering, SubscriptionStatus,
+};
+
+use crate::Tenant;
+use crate::db::{Backend, Database, Exec, Tx};
+use crate::error::Result;
+use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::tenant_rows;
+
+#[derive(Clone, PartialEq, sqlx::FromRow)]
+pub struct Webhook {
+    pub id: i64,
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub shop_id: i64,
+    pub app_id: Option<i64>,
+    pub topic: String,
+    pub url: String,
+    pub notify_origin: bool,
+    #[sqlx(try_from = "String")]
+    pub auth_type: AuthType,
+    pub auth_username: Option<String>,
+    pub auth_password_sealed: Option<Vec<u8>>,
+    pub secret_sealed: Vec<u8>,
+    pub previous_secret_sealed: Option<Vec<u8>>,
+    pub previous_secret_expires_on: Option<i64>,
+    #[sqlx(try_from = "String")]
+    pub ordering: Ordering,
+    #[sqlx(try_from = "String")]
+    pub status: SubscriptionStatus,
+    pub error_count: i64,
+    pub exhausted_count: i64,
+    pub last_error: Option<String>,
+    pub last_error_on: Option<i64>,
+    pub paused_until: Option<i64>,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+    #[sqlx(try_from = "i64")]
+    pub updated_on: Timestamp,
+}
+
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook")
+            .field("id", &self.id)
+            .field("shop_id", &self.shop_id)
+            .field("topic", &self.topic)
+            .field("status", &self.status)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Webhook {
+    pub fn health(&self) -> Health {
+        Health {
+            status: self.status,
+            error_count: u32::try_from(self.error_count).unwrap_or(u32::MAX),
+            exhausted_count: u32::try_from(self.exhausted_count).unwrap_or(u32::MAX),
+        }
+    }
+
+    pub fn settings(&self) -> WebhookSettings {
+        WebhookSettings {
+            topic: self.topic.clone(),
+            url: self.url.clone(),
+            notify_origin: self.notify_origin,
+            auth_type: self.auth_type,
+            auth_username: self.auth_username.clone(),
+            auth_password_sealed: self.auth_password_sealed.clone(),
+            ordering: self.ordering,
+        }
+    }
+}
+
+macro_rules! columns {
+    () => {
+        "id, account_id, seller_id, shop_id, app_id, topic, url, notify_origin, auth_type, auth_username, \
+         auth_password_sealed, secret_sealed, previous_secret_sealed, previous_secret_expires_on, ordering, status, \
+         error_count, exhausted_count, last_error, last_error_on, paused_until, created_on, updated_on"
+    };
+}
+
+/// Fields a webhook list may be sorted by; each is indexed with the account.
+pub const SORT_FIELDS: &[&str] = &["id"];
+
+/// What a client chooses about a subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WebhookSettings {
+    pub topic: String,
+    pub url: String,
+    pub notify_origin: bool,
+    pub auth_type: AuthType,
+    pub auth_username: Option<String>,
+    pub auth_password_sealed: Option<Vec<u8>>,
+    pub ordering: Ordering,
+}
+
+pub struct NewWebhook<'a> {
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub shop_id: i64,
+    pub app_id: Option<i64>,
+    pub settings: &'a WebhookSettings,
+    pub secret_sealed: &'a [u8],
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct WebhookFilter {
+    pub shop_ids: Option<Vec<i64>>,
+    pub statuses: Option<Vec<SubscriptionStatus>>,
+    pub topics: Option<Vec<String>>,
+}
+
+/// Creates a `pending` subscription whose verification ping is due now.
+pub async fn insert(tx: &mut Tx, new: &NewWebhook<'_>, now: Timestamp) -> Result<Webhook> {
+    let s = new.settings;
+    let webhook = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(concat!(
+            "INSERT INTO webhooks (account_id, seller_id, shop_id, app_id, topic, url, notify_origin, auth_type, \
+             auth_username, auth_password_sealed, secret_sealed, ordering, status, verify_due_on, created_on, updated_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $13, $13) RETURNING ",
+            columns!()
+        ))
+        .bind(new.account_id)
+        .bind(new.seller_id)
+        .bind(new.shop_id)
+        .bind(new.app_id)
+        .bind(&s.topic)
+        .bind(&s.url)
+        .bind(s.notify_origin)
+        .bind(s.auth_type.as_str())
+        .bind(&s.auth_username)
+        .bind(&s.auth_password_sealed)
+        .bind(new.secret_sealed)
+        .bind(s.ordering.as_str())
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    tx.wake_dispatcher_on_commit();
+    Ok(webhook)
+}
+
+/// Writes new settings over a subscription the caller has locked.
+pub async fn update_settings(
+    tx: &mut Tx,
+    id: i64,
+    settings: &WebhookSettings,
+    now: Timestamp,
+) -> Result<Webhook> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(concat!(
+            "UPDATE webhooks SET topic = $2, url = $3, notify_origin = $4, auth_type = $5, auth_username = $6, \
+             auth_password_sealed = $7, ordering = $8, updated_on = $9 WHERE id = $1 RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(&settings.topic)
+        .bind(&settings.url)
+        .bind(settings.notify_origin)
+        .bind(settings.auth_type.as_str())
+        .bind(&settings.auth_username)
+        .bind(&settings.auth_password_sealed)
+        .bind(settings.ordering.as_str())
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// Sets a subscription's status and counters (reactivation, manual disabling).
+pub async fn set_health(tx: &mut Tx, id: i64, health: Health, now: Timestamp) -> Result<Webhook> {
+    let webhook = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(concat!(
+            "UPDATE webhooks SET status = $2, error_count = $3, exhausted_count = $4, paused_until = NULL, \
+             updated_on = $5 WHERE id = $1 RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(health.status.as_str())
+        .bind(i64::from(health.error_count))
+        .bind(i64::from(health.exhausted_count))
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    if health.status == SubscriptionStatus::Active {
+        tx.wake_dispatcher_on_commit();
+    }
+    Ok(webhook)
+}
+
+/// Replaces the signing secret; the old one keeps signing until `grace_until`.
+pub async fn rotate_secret(
+    tx: &mut Tx,
+    id: i64,
+    secret_sealed: &[u8],
+    previous_sealed: &[u8],
+    grace_until: Timestamp,
+    now: Timestamp,
+) -> Result<Webhook> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(concat!(
+            "UPDATE webhooks SET secret_sealed = $2, previous_secret_sealed = $3, previous_secret_expires_on = $4, \
+             updated_on = $5 WHERE id = $1 RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(secret_sealed)
+        .bind(previous_sealed)
+        .bind(grace_until.as_micros())
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query("DELETE FROM webhooks WHERE id = $1")
+            .bind(id)
+            .execute(c)
+            .await
+            .map(|_| ())
+    })?;
+    Ok(())
+}
+
+pub async fn find<'a>(
+    exec: impl Into<Exec<'a>>,
+    tenant: Tenant,
+    id: i64,
+) -> Result<Option<Webhook>> {
+    tenant_rows::find(exec, "webhooks", columns!(), tenant, id).await
+}
+
+pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Webhook>> {
+    tenant_rows::find_for_update(tx, "webhooks", columns!(), tenant, id).await
+}
+
+/// Subscriptions by id, whoever owns them (the dispatcher).
+pub async fn by_ids<'a>(exec: impl Into<Exec<'a>>, ids: &[i64]) -> Result<Vec<Webhook>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!("SELECT {} FROM webhooks{}", columns!(), f.where_sql());
+    Ok(fetch_all_bound!(exec.into(), Webhook, sql, f.args())?)
+}
+
+pub async fn list(
+    db: &Database,
+    tenant: Tenant,
+    filter: &WebhookFilter,
+    sort: Sort,
+    window: Window,
+) -> Result<(Vec<Webhook>, u64)> {
+    let mut f = Filter::new();
+    f.eq("account_id", Arg::Int(tenant.account_id))
+        .eq_opt("seller_id", tenant.seller_id.map(Arg::Int));
+    if let Some(ids) = &filter.shop_ids {
+        f.any_of("shop_id", ids.iter().copied().map(Arg::Int));
+    }
+    if let Some(statuses) = &filter.statuses {
+        f.any_of(
+            "status",
+            statuses.iter().map(|s| Arg::Text(s.as_str().to_owned())),
+        );
+    }
+    if let Some(topics) = &filter.topics {
+        f.any_of("topic", topics.iter().cloned().map(Arg::Text));
+    }
+    let sql = list_sql(columns!(), "webhooks", &f, sort, window);
+    fetch_list!(Exec::Db(db), Webhook, sql, f)
+}
+
+/// Takes up to `limit` subscriptions whose verification ping is due, leased to `node`
+/// until `lease_until` (several nodes never ping the same subscription at once).
+pub async fn claim_verifications(
+    db: &Database,
+    node: &str,
+    now: Timestamp,
+    lease_until: Timestamp,
+    limit: i64,
+) -> Result<Vec<Webhook>> {
+    let lock = match db.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+    };
+    let sql = format!(
+        "UPDATE webhooks SET lease_owner = $1, lease_expires_on = $2 WHERE id IN (SELECT id FROM webhooks \
+         WHERE status = 'pending' AND verify_due_on <= $3 AND (lease_expires_on IS NULL OR lease_expires_on <= $3) \
+         ORDER BY verify_due_on, id LIMIT $4{lock}) RETURNING {}",
+        columns!()
+    );
+    let mut tx = db.begin().await?;
+    let claimed = with_conn!(Exec::Tx(&mut tx), |c| {
+        sqlx::query_as::<_, Webhook>(sqlx::AssertSqlSafe(sql))
+            .bind(node)
+            .bind(lease_until.as_micros())
+            .bind(now.as_micros())
+            .bind(limit)
+            .fetch_all(c)
+            .await
+    })?;
+    tx.commit().await?;
+    Ok(claimed)
+}
+
+/// Records a verification's outcome, if the subscription is still the pending one `node`
+/// leased.
+pub async fn finish_verification(
+    tx: &mut Tx,
+    id: i64,
+    node: &str,
+    error: Option<&str>,
+    now: Timestamp,
+) -> Result<()> {
+    let status = match error {
+        None => SubscriptionStatus::Active,
+        Some(_) => SubscriptionStatus::FailedActivation,
+    };
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(
+            "UPDATE webhooks SET status = $3, last_error = COALESCE($4, last_error), \
+             last_error_on = CASE WHEN $4 IS NULL THEN last_error_on ELSE $5 END, verify_due_on = NULL, \
+             lease_owner = NULL, lease_expires_on = NULL, updated_on = $5 \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'pending'",
+        )
+        .bind(id)
+        .bind(node)
+        .bind(status.as_str())
+        .bind(error)
+        .bind(now.as_micros())
+        .execute(c)
+        .await
+        .map(|_| ())
+    })?;
+    if error.is_none() {
+        tx.wake_dispatcher_on_commit();
+    }
+    Ok(())
+}
+
+/// What an attempt did to its subscription's health, applied under the row's lock;
+/// answers the new health.
+pub async fn record_outcome(
+    tx: &mut Tx,
+    id: i64,
+    outcome: AttemptOutcome,
+    policy: FailurePolicy,
+    error: Option<&str>,
+    pause_until: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<Option<Health>> {
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR UPDATE",
+    };
+    let sql = format!("SELECT {} FROM webhooks WHERE id = $1{lock}", columns!());
+    let current: Option<Webhook> = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(c)
+            .await
+    })?;
+    let Some(current) = current else {
+        return Ok(None);
+    };
+    let health = current.health().after(outcome, policy);
+    let mut p = Params::new();
+    let sql = format!(
+        "UPDATE webhooks SET status = {}, error_count = {}, exhausted_count = {}, \
+         last_error = COALESCE({}, last_error), last_error_on = CASE WHEN {} IS NULL THEN last_error_on ELSE {} END, \
+         paused_until = COALESCE({}, paused_until), updated_on = {} WHERE id = {}",
+        p.bind(Arg::Text(health.status.as_str().into())),
+        p.bind(Arg::Int(i64::from(health.error_count))),
+        p.bind(Arg::Int(i64::from(health.exhausted_count))),
+        p.bind(Arg::MaybeText(error.map(str::to_owned))),
+        p.bind(Arg::MaybeText(error.map(str::to_owned))),
+        p.bind(Arg::Int(now.as_micros())),
+        p.bind(Arg::MaybeInt(pause_until.map(Timestamp::as_micros))),
+        p.bind(Arg::Int(now.as_micros())),
+        p.bind(Arg::Int(id)),
+    );
+    crate::products::execute_bound(tx, sql, p.args()).await?;
+    Ok(Some(health))
+}

@@ -67,7 +67,7 @@ impl<'a> Change<'a> {
 
 impl<'a> Change<'a> {
     /// Heard only by the subscriptions of these shops (a product's shops).
-    pub fn to_shops(self, shop_ids: &'a [i64]) -> Self {
+    pub fn heard_in(self, shop_ids: &'a [i64]) -> Self {
         Self {
             shop_ids: Some(shop_ids),
             ..self

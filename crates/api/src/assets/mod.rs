@@ -361,6 +361,6 @@ async fn record(
         Some(&asset.file_name),
         doc,
     )
-    .to_shops(&shops);
+    .heard_in(&shops);
     ctx.record(tx, change).await
 }

@@ -339,7 +339,7 @@ async fn record_to(
         Some(&product.slug),
         doc,
     )
-    .to_shops(shops);
+    .heard_in(shops);
     ctx.record(tx, change).await
 }
 

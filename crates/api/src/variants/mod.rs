@@ -351,6 +351,6 @@ async fn record(
         variant.sku.as_deref(),
         doc,
     )
-    .to_shops(&shops);
+    .heard_in(&shops);
     ctx.record(tx, change).await
 }

@@ -1,3 +1,5 @@
 //! Webhook delivery: the dispatcher that turns the event outbox into signed HTTP POSTs to
 //! subscribed targets, with verification pings, retries, failure states and claims that
 //! several nodes share; and the guard that keeps targets off private networks.
+
+pub mod signature;

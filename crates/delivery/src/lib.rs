@@ -3,3 +3,4 @@
 //! several nodes share; and the guard that keeps targets off private networks.
 
 pub mod signature;
+pub mod ssrf;

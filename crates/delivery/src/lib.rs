@@ -2,4 +2,6 @@
 //! subscribed targets, with verification pings, retries, failure states and claims that
 //! several nodes share; and the guard that keeps targets off private networks.
 
+pub mod signature;
+pub mod ssrf;
 pub mod tls;

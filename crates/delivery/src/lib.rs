@@ -2,6 +2,11 @@
 //! subscribed targets, with verification pings, retries, failure states and claims that
 //! several nodes share; and the guard that keeps targets off private networks.
 
+pub mod dispatcher;
+pub mod request;
 pub mod signature;
 pub mod ssrf;
 pub mod tls;
+pub mod verify;
+
+pub use dispatcher::{Dispatcher, DispatcherConfig};

@@ -102,3 +102,18 @@ pub async fn after(
     })
     .map_err(Into::into)
 }
+
+/// Events by id (the webhook dispatcher builds deliveries' bodies from them).
+pub async fn by_ids<'a>(exec: impl Into<Exec<'a>>, ids: &[i64]) -> Result<Vec<Event>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = crate::sql::Filter::new();
+    f.any_of("id", ids.iter().copied().map(crate::sql::Arg::Int));
+    let sql = format!(
+        "SELECT id, topic, account_id, seller_id, shop_id, shop_subdomain, item_type, item_id, item_slug, user_id, \
+         user_name, app_id, item, created_on FROM events{}",
+        f.where_sql()
+    );
+    Ok(fetch_all_bound!(exec.into(), Event, sql, f.args())?)
+}

@@ -208,3 +208,14 @@ pub async fn of_sellers(db: &Database, seller_ids: &[i64]) -> Result<Vec<Shop>> 
     })
     .map_err(Into::into)
 }
+
+/// Shops by id, whoever owns them (the webhook dispatcher names its deliveries' shops).
+pub async fn by_ids(db: &Database, ids: &[i64]) -> Result<Vec<Shop>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!("SELECT {} FROM shops{}", columns!(), f.where_sql());
+    Ok(fetch_all_bound!(Exec::Db(db), Shop, sql, f.args())?)
+}

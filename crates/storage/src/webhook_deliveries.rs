@@ -159,15 +159,21 @@ pub async fn claim(
     let owner = p.bind(Arg::Text(node.to_owned()));
     let until = p.bind(Arg::Int(lease_until.as_micros()));
     let now = p.bind(Arg::Int(now.as_micros()));
-    let busy = p.bind_all(busy.iter().copied().map(Arg::Int));
+    let busy = if busy.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "AND d.webhook_id NOT IN ({}) ",
+            p.bind_all(busy.iter().copied().map(Arg::Int))
+        )
+    };
     let sql = format!(
         "UPDATE webhook_deliveries SET lease_owner = {owner}, lease_expires_on = {until} WHERE id IN (\
          SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
          WHERE d.status = 'pending' AND d.next_attempt_on <= {now} \
          AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {now}) \
          AND w.status = 'active' AND (w.paused_until IS NULL OR w.paused_until <= {now}) \
-         AND d.webhook_id NOT IN ({busy}) \
-         AND (w.ordering = 'none' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id \
+         {busy}AND (w.ordering = 'none' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id \
          AND e.resource_key = d.resource_key AND e.status = 'pending' AND e.id < d.id)) \
          ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}) RETURNING {}",
         columns!()
@@ -488,4 +494,26 @@ pub async fn replay_progress(
         }
     }
     Ok(Some((replay, progress)))
+}
+
+/// Relays PostgreSQL notifications of new work from every node to this process's
+/// dispatchers, reconnecting when the connection drops; returns at once on SQLite, whose
+/// only writer is this process.
+pub async fn relay_notifications(db: Database) {
+    let Database::Postgres(pool) = db else {
+        return;
+    };
+    loop {
+        match sqlx::postgres::PgListener::connect_with(&pool).await {
+            Ok(mut listener) => {
+                if listener.listen(CHANNEL).await.is_ok() {
+                    while listener.recv().await.is_ok() {
+                        wake();
+                    }
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "cannot listen for webhook work"),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    }
 }

@@ -223,6 +223,25 @@ pub async fn rotate_secret(
     .map_err(Into::into)
 }
 
+/// Puts a subscription back to `pending` with a verification ping due now (its URL
+/// changed, and the new target must consent).
+pub async fn await_verification(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Webhook> {
+    let webhook = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Webhook>(concat!(
+            "UPDATE webhooks SET status = 'pending', verify_due_on = $2, error_count = 0, exhausted_count = 0, \
+             paused_until = NULL, lease_owner = NULL, lease_expires_on = NULL, updated_on = $2 WHERE id = $1 \
+             RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    tx.wake_dispatcher_on_commit();
+    Ok(webhook)
+}
+
 pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
     with_conn!(Exec::Tx(tx), |c| {
         sqlx::query("DELETE FROM webhooks WHERE id = $1")

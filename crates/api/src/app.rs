@@ -25,7 +25,7 @@ use crate::kernel::{
 use crate::state::AppState;
 use crate::{
     assets, collections, credentials, docs, ops, price_lists, product_types, products, root,
-    sellers, shops, variants,
+    sellers, shops, variants, webhooks,
 };
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
@@ -40,6 +40,7 @@ pub fn router(state: AppState) -> Router {
         .merge(assets::routes(state.config.max_asset_bytes))
         .merge(product_types::routes())
         .merge(collections::routes())
+        .merge(webhooks::routes())
         .merge(price_lists::routes())
         .merge(credentials::routes());
     if state.config.bench_baseline {

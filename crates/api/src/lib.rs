@@ -22,6 +22,7 @@ mod shops;
 mod slugs;
 mod urls;
 mod variants;
+mod webhooks;
 
 mod app;
 mod state;

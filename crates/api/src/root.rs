@@ -19,6 +19,7 @@ use crate::rels;
 use crate::sellers::{SELLER_LIST, seller_resource};
 use crate::shops::{SHOP_LIST, shop_resource};
 use crate::state::AppState;
+use crate::webhooks::WEBHOOK_LIST;
 
 /// How many sellers and shops the root embeds; the lists hold the rest.
 const EMBEDDED_LIMIT: i64 = 200;
@@ -73,6 +74,8 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
     let catalog_admin = auth.tenant().is_some() && auth.has(Scope::ProductsRead);
     let catalog_reader = auth.has(Scope::ProductsRead) || auth.has(Scope::Public);
     let catalog_writer = auth.tenant().is_some() && auth.has(Scope::ProductsWrite);
+    let hub_reader = auth.tenant().is_some() && auth.has(Scope::HubRead);
+    let hub_writer = auth.tenant().is_some() && auth.has(Scope::HubWrite);
     let doc = Resource::new(["root"])
         .with_properties(&fields)
         .link("self", Link::get(urls.root()))
@@ -125,6 +128,18 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         })
         .rel_if(catalog_writer, &rels::PRICE_LISTS_CREATE_PRICE_LIST, || {
             urls.api("/price_lists")
+        })
+        .rel_if(hub_reader, &rels::WEBHOOKS_WEBHOOKS, || {
+            urls.list_template("/webhooks", &WEBHOOK_LIST)
+        })
+        .rel_if(hub_reader, &rels::WEBHOOKS_WEBHOOK, || {
+            urls.api("/webhooks/{id}")
+        })
+        .rel_if(hub_writer, &rels::WEBHOOKS_CREATE_WEBHOOK, || {
+            urls.api("/webhooks")
+        })
+        .rel_if(auth.has(Scope::HubRead), &rels::WEBHOOKS_TOPICS, || {
+            urls.api("/webhooks/topics")
         })
         .rel_if(
             auth.user_id().is_some(),

@@ -17,6 +17,8 @@ pub struct ApiConfig {
     pub max_body_bytes: usize,
     /// The largest product image accepted, in bytes.
     pub max_asset_bytes: usize,
+    /// Which addresses webhook targets may have.
+    pub webhook_guard: delivery::ssrf::Guard,
     pub rate_limit: RateLimitConfig,
     /// Serves `GET /v2/_bench/baseline`, the static reference the benchmarks compare against.
     pub bench_baseline: bool,

@@ -89,6 +89,14 @@ impl Urls {
         format!("{}/product_types/{id}", self.base)
     }
 
+    pub fn webhook(&self, id: i64) -> String {
+        format!("{}/webhooks/{id}", self.base)
+    }
+
+    pub fn subscription(&self, shop_id: i64, id: i64) -> String {
+        format!("{}/hub/{shop_id}/subscriptions/{id}", self.base)
+    }
+
     pub fn collection(&self, id: i64) -> String {
         format!("{}/collections/{id}", self.base)
     }

@@ -36,6 +36,14 @@ pub struct ServeConfig {
     pub jwt_bearer_max_age: Duration,
     pub log_format: LogFormat,
     pub allow_private_webhook_targets: bool,
+    /// Networks webhook targets may be on although private (tests allow loopback).
+    pub webhook_allowed_networks: Vec<(std::net::IpAddr, u8)>,
+    /// When webhook subscriptions give up on their targets.
+    pub webhook_policy: domain::webhook::FailurePolicy,
+    /// How often the dispatcher looks for due work when nothing wakes it.
+    pub webhook_poll: Duration,
+    /// How long a webhook request may take in all.
+    pub webhook_timeout: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -62,6 +70,10 @@ impl ServeConfig {
             jwt_bearer_max_age: Duration::from_secs(7 * 86_400),
             log_format: LogFormat::Text,
             allow_private_webhook_targets: false,
+            webhook_allowed_networks: Vec::new(),
+            webhook_policy: domain::webhook::FailurePolicy::default(),
+            webhook_poll: Duration::from_secs(1),
+            webhook_timeout: Duration::from_secs(15),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,

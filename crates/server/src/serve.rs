@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use api::{ApiConfig, AppState, RateLimitConfig};
+use delivery::ssrf::Guard;
+use delivery::{Dispatcher, DispatcherConfig};
 use domain::Clock;
 use oauth::{AuthConfig, AuthService};
 use storage::{Database, StoreOptions};
@@ -108,8 +110,21 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             },
             bench_baseline: config.bench_baseline,
             count_queries: config.count_queries,
+            webhook_guard: webhook_guard(config),
         },
     );
+    let dispatcher = Dispatcher::new(
+        db.clone(),
+        auth.secret_box().clone(),
+        clock.clone(),
+        DispatcherConfig {
+            policy: config.webhook_policy,
+            poll: config.webhook_poll,
+            total_timeout: config.webhook_timeout,
+            ..DispatcherConfig::new(public_url.clone(), webhook_guard(config))
+        },
+    )
+    .context("cannot build the webhook client")?;
     let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
     let background = [
@@ -117,6 +132,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         tokio::spawn(refresh_signing_keys(auth.clone())),
         tokio::spawn(refresh_revocations(auth.clone())),
         tokio::spawn(record_token_use(auth)),
+        tokio::spawn(dispatcher.run()),
     ];
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
@@ -135,6 +151,15 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         shutdown: Some(shutdown_tx),
         task,
     })
+}
+
+/// Which addresses webhook targets may have: public ones, the networks the operator
+/// allows, or any at all.
+fn webhook_guard(config: &ServeConfig) -> Guard {
+    Guard {
+        allow_private: config.allow_private_webhook_targets,
+        allowed: config.webhook_allowed_networks.clone(),
+    }
 }
 
 /// The host part of the default public URL: the bound address, with a wildcard

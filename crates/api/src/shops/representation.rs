@@ -10,6 +10,7 @@ use storage::shops::Shop;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
 use crate::urls::Urls;
+use crate::webhooks::SUBSCRIPTION_LIST;
 
 #[derive(Serialize)]
 struct ShopFields<'a> {
@@ -55,6 +56,21 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
             principal.has(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(shop.seller_id),
+        )
+        .rel_if(
+            principal.has(Scope::HubRead),
+            &rels::WEBHOOKS_SUBSCRIPTIONS,
+            || {
+                urls.list_template(
+                    &format!("/hub/{}/subscriptions", shop.id),
+                    &SUBSCRIPTION_LIST,
+                )
+            },
+        )
+        .rel_if(
+            principal.has(Scope::HubWrite),
+            &rels::WEBHOOKS_CREATE_SUBSCRIPTION,
+            || urls.api(&format!("/hub/{}/subscriptions", shop.id)),
         )
         .rel_if(
             principal.has(Scope::ProductsRead),

@@ -1,6 +1,7 @@
 //! Black-box tests over real HTTP: each test starts the server on a random loopback port
 //! with a fresh database, once on SQLite and once on PostgreSQL.
 
+mod receiver;
 mod support;
 
 mod assets;
@@ -28,3 +29,4 @@ mod shops;
 mod token_endpoint;
 mod variants;
 mod webdriver;
+mod webhooks;

@@ -79,7 +79,8 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
             "products",
             "root",
             "sellers",
-            "shops"
+            "shops",
+            "webhooks"
         ]
     );
     // Write links appear where the token may write.
@@ -184,6 +185,11 @@ async fn every_root_link_answers(backend: Backend) {
             "price_lists:price_list",
             "/v2/price_lists",
             json!({"name": "Linked"}),
+        ),
+        (
+            "webhooks:webhook",
+            "/v2/webhooks",
+            json!({"topic": "products", "url": "https://hooks.example/linked", "shop_id": s.shop_id()}),
         ),
     ] {
         let (status, created) = json(

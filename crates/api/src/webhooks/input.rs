@@ -1,0 +1,177 @@
+//! What a client may send to create or change a webhook subscription, and its rules.
+
+use delivery::ssrf::Guard;
+use domain::FieldErrors;
+use domain::topic;
+use domain::validation;
+use domain::webhook::{AuthType, Ordering};
+use serde::Deserialize;
+
+use crate::kernel::input::Patch;
+
+const URL_MAX: usize = 2_000;
+const CREDENTIAL_MAX: usize = 255;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct AuthInput {
+    #[serde(rename = "type", default)]
+    kind: Option<AuthType>,
+    #[serde(default)]
+    username: Option<String>,
+    #[serde(default)]
+    password: Option<String>,
+}
+
+/// A subscription as a client creates it. Topic and URL are checked here rather than
+/// required by the parser, so that their absence is a 422 like any other invalid field.
+#[derive(Debug, Deserialize)]
+pub struct NewSubscription {
+    #[serde(default)]
+    topic: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    notify_origin: Option<bool>,
+    #[serde(default)]
+    auth: Option<AuthInput>,
+    #[serde(default)]
+    ordering: Option<Ordering>,
+    /// Only on `POST /webhooks`, where the shop is not in the path.
+    #[serde(default)]
+    pub shop_id: Option<i64>,
+}
+
+/// A checked subscription, its password still in the clear (the caller seals it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub topic: String,
+    pub url: String,
+    pub notify_origin: bool,
+    pub auth_type: AuthType,
+    pub auth_username: Option<String>,
+    /// `Some` when a new password was given.
+    pub auth_password: Option<String>,
+    pub ordering: Ordering,
+}
+
+impl NewSubscription {
+    pub fn validate(self, guard: &Guard) -> Result<Checked, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let auth = self.auth.unwrap_or_default();
+        let checked = Checked {
+            topic: self.topic.unwrap_or_default().trim().to_owned(),
+            url: self.url.unwrap_or_default().trim().to_owned(),
+            notify_origin: self.notify_origin.unwrap_or(true),
+            auth_type: auth.kind.unwrap_or(AuthType::None),
+            auth_username: auth.username,
+            auth_password: auth.password,
+            ordering: self.ordering.unwrap_or(Ordering::None),
+        };
+        check(&checked, true, guard, &mut errors);
+        errors.into_result().map(|()| checked)
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct SubscriptionChanges {
+    #[serde(default)]
+    topic: Patch<String>,
+    #[serde(default)]
+    url: Patch<String>,
+    #[serde(default)]
+    notify_origin: Patch<bool>,
+    #[serde(default)]
+    auth: Patch<AuthInput>,
+    #[serde(default)]
+    ordering: Patch<Ordering>,
+}
+
+impl SubscriptionChanges {
+    /// `current` with these changes; a password is only needed when basic credentials
+    /// change or are first given.
+    pub fn apply(self, mut current: Checked, guard: &Guard) -> Result<Checked, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        for (field, null) in [
+            ("topic", self.topic == Patch::Null),
+            ("url", self.url == Patch::Null),
+            ("notify_origin", self.notify_origin == Patch::Null),
+            ("ordering", self.ordering == Patch::Null),
+        ] {
+            if null {
+                errors.add(field, "can't be null");
+            }
+        }
+        if let Patch::Value(topic) = self.topic {
+            current.topic = topic.trim().to_owned();
+        }
+        if let Patch::Value(url) = self.url {
+            current.url = url.trim().to_owned();
+        }
+        if let Patch::Value(notify) = self.notify_origin {
+            current.notify_origin = notify;
+        }
+        if let Patch::Value(ordering) = self.ordering {
+            current.ordering = ordering;
+        }
+        let password_needed = match self.auth {
+            Patch::Absent => false,
+            Patch::Null => {
+                (
+                    current.auth_type,
+                    current.auth_username,
+                    current.auth_password,
+                ) = (AuthType::None, None, None);
+                false
+            }
+            Patch::Value(auth) => {
+                let kind = auth.kind.unwrap_or(current.auth_type);
+                let new_user = auth.username != current.auth_username || kind != current.auth_type;
+                current.auth_type = kind;
+                current.auth_username = auth.username.or(current.auth_username);
+                current.auth_password = auth.password;
+                new_user && kind == AuthType::Basic
+            }
+        };
+        check(&current, password_needed, guard, &mut errors);
+        errors.into_result().map(|()| current)
+    }
+}
+
+fn check(checked: &Checked, password_needed: bool, guard: &Guard, errors: &mut FieldErrors) {
+    if checked.topic.is_empty() {
+        errors.add("topic", "can't be blank");
+    } else if !topic::is_known(&checked.topic) {
+        errors.add(
+            "topic",
+            "is not a known topic (see webhooks:topics for the list)",
+        );
+    }
+    if checked.url.is_empty() {
+        errors.add("url", "can't be blank");
+    } else if checked.url.chars().count() > URL_MAX {
+        errors.add(
+            "url",
+            format!("is too long (maximum is {URL_MAX} characters)"),
+        );
+    } else if let Err(blocked) = guard.check_url(&checked.url) {
+        errors.add("url", blocked.to_string());
+    }
+    if checked.auth_type == AuthType::Basic {
+        match &checked.auth_username {
+            Some(user) if user.contains(':') => {
+                errors.add("auth.username", "must not contain a colon");
+            }
+            Some(user) => errors.check("auth.username", validation::text(user, CREDENTIAL_MAX)),
+            None => errors.add("auth.username", "is required for basic authentication"),
+        }
+        match &checked.auth_password {
+            Some(password) => {
+                errors.check("auth.password", validation::text(password, CREDENTIAL_MAX))
+            }
+            None if password_needed => {
+                errors.add("auth.password", "is required for basic authentication")
+            }
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,779 @@
+//! Webhooks over real HTTP with a real receiver on 127.0.0.1: the verification handshake,
+//! deliveries of catalog changes (signed, once, to matching subscriptions only), the
+//! failure rules on a manual clock, reactivation, history and redelivery, and the API's
+//! validation.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use domain::Clock;
+use domain::clock::ManualClock;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::on_both_backends;
+use crate::receiver::{Pong, Receiver, Reply};
+use crate::support::{Backend, TestServer, error_fields, item_ids};
+
+on_both_backends!(
+    the_handshake_decides_activation,
+    catalog_changes_reach_matching_subscriptions_once_signed,
+    failures_count_then_fail_and_gone_disables_at_once,
+    reactivation_sends_what_was_kept_and_history_shows_every_attempt,
+    subscriptions_are_checked_and_scoped,
+);
+
+/// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
+/// subscriptions fail after three failed attempts in a row.
+async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+    hub_with(backend, 3).await
+}
+
+async fn hub_with(
+    backend: Backend,
+    max_errors: u32,
+) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+    let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
+    let manual = clock.clone();
+    let s = TestServer::start_with(backend, move |c| {
+        c.clock = manual;
+        c.webhook_allowed_networks = vec![("127.0.0.0".parse().unwrap(), 8)];
+        c.webhook_poll = Duration::from_millis(50);
+        c.webhook_timeout = Duration::from_secs(1);
+        // Tokens outlive the hours the tests move the clock on by.
+        c.access_token_ttl = Duration::from_secs(30 * 86_400);
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors,
+            max_exhausted: 3,
+        };
+    })
+    .await?;
+    Some((s, clock, Receiver::start().await))
+}
+
+async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
+    let (status, created) = s
+        .call(
+            Method::POST,
+            &format!("/v2/hub/{}/subscriptions", s.shop_id()),
+            token,
+            Some(body),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created
+}
+
+/// The webhook's status once the dispatcher is done with it.
+async fn settled_status(s: &TestServer, token: &str, id: &Value, from: &str) -> Value {
+    for _ in 0..200 {
+        let (_, webhook) = s.get_json(&format!("/v2/webhooks/{id}"), token).await;
+        if webhook["status"] != from {
+            return webhook;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("webhook {id} stayed {from}");
+}
+
+async fn the_handshake_decides_activation(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let created = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/hooks"), "auth": {"type": "basic", "username": "shop", "password": "s3cret"}}),
+    )
+    .await;
+    assert_eq!(created["status"], "pending");
+    assert!(created["secret"].as_str().unwrap().starts_with("whsec_"));
+    assert_eq!(
+        created["auth"],
+        json!({"type": "basic", "username": "shop"})
+    );
+    let active = settled_status(&s, &token, &created["id"], "pending").await;
+    assert_eq!(active["status"], "active", "{active}");
+    let ping = &receiver.received()[0];
+    assert!(ping.header("x-hook-ping").unwrap().len() >= 32);
+    assert_eq!(ping.json()["topic"], "activation");
+    assert_eq!(ping.header("authorization"), Some("Basic c2hvcDpzM2NyZXQ="));
+    // The secret is never shown again.
+    assert!(active.get("secret").is_none());
+    let (_, listed) = s
+        .get_json(&format!("/v2/hub/{}/subscriptions", s.shop_id()), &token)
+        .await;
+    assert!(!listed.to_string().contains("s3cret") && !listed.to_string().contains("whsec_"));
+    // Every way of not consenting fails the activation, with the reason.
+    let cases: [(Reply, &str); 5] = [
+        (Reply::ok().pong(Pong::Wrong), "did not match"),
+        (Reply::ok().pong(Pong::Missing), "no X-Hook-Pong"),
+        (Reply::status(500), "500"),
+        (
+            Reply::ok().redirect_to(&receiver.url("/elsewhere")),
+            "redirect",
+        ),
+        (Reply::ok().delayed(Duration::from_secs(3)), "timed out"),
+    ];
+    for (reply, reason) in cases {
+        receiver.answer_next(reply);
+        let created = subscribe(
+            &s,
+            &token,
+            json!({"topic": "products", "url": receiver.url("/h")}),
+        )
+        .await;
+        let failed = settled_status(&s, &token, &created["id"], "pending").await;
+        assert_eq!(failed["status"], "failed_activation", "{reason}: {failed}");
+        assert!(
+            failed["last_error"].as_str().unwrap().contains(reason),
+            "{reason}: {failed}"
+        );
+        assert!(failed["last_error_on"].is_string());
+    }
+    // A refused target is never called.
+    let before = receiver.received().len();
+    let closed = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": "http://127.0.0.1:1/nothing"}),
+    )
+    .await;
+    let failed = settled_status(&s, &token, &closed["id"], "pending").await;
+    assert_eq!(failed["status"], "failed_activation");
+    assert_eq!(receiver.received().len(), before);
+}
+
+async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let all = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/all")}),
+    )
+    .await;
+    let created_only = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products.created", "url": receiver.url("/created")}),
+    )
+    .await;
+    let not_mine = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/quiet"), "notify_origin": false}),
+    )
+    .await;
+    let orders = subscribe(
+        &s,
+        &token,
+        json!({"topic": "orders", "url": receiver.url("/orders")}),
+    )
+    .await;
+    for webhook in [&all, &created_only, &not_mine, &orders] {
+        let active = settled_status(&s, &token, &webhook["id"], "pending").await;
+        assert_eq!(active["status"], "active");
+    }
+    let product = s
+        .create_product(
+            &token,
+            json!({"title": "Hooked", "variants": [{"sku": "HK-1", "price": 100}]}),
+        )
+        .await;
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/products/{}", product["id"]),
+            &token,
+            Some(json!({"title": "Hooked twice"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let received = receiver
+        .wait_until("three deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 3
+        })
+        .await;
+    // Give a wrongly fanned-out delivery time to arrive before counting.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deliveries = receiver.deliveries();
+    let paths: Vec<(String, String)> = deliveries
+        .iter()
+        .map(|d| {
+            (
+                d.header("x-hook-topic").unwrap().to_owned(),
+                d.json()["_links"]["webhook"]["href"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(deliveries.len(), 3, "{paths:?}");
+    assert!(received.len() >= 7);
+    let created_body = deliveries
+        .iter()
+        .find(|d| d.header("x-hook-topic") == Some("products.created"))
+        .unwrap()
+        .json();
+    assert_eq!(created_body["topic"], "products.created");
+    assert_eq!(created_body["item_type"], "product");
+    assert_eq!(created_body["item_id"], product["id"]);
+    assert_eq!(created_body["shop_id"], s.shop_id());
+    assert_eq!(created_body["shop_subdomain"], s.demo.shops[0].subdomain);
+    assert_eq!(created_body["_embedded"]["item"]["title"], "Hooked");
+    assert!(created_body["sequence"].as_i64().unwrap() > 0);
+    assert!(created_body["created_on"].is_string());
+    assert_eq!(created_body["user_name"], "Demo Owner");
+    // Every delivery is signed with its subscription's secret, checked independently.
+    for delivery in &deliveries {
+        let id = delivery.json()["_links"]["webhook"]["href"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap();
+        let secret = [&all, &created_only]
+            .iter()
+            .find(|w| w["id"] == id)
+            .unwrap()["secret"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let verifier = standardwebhooks::Webhook::new(&secret).unwrap();
+        let mut headers = http::HeaderMap::new();
+        for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            headers.insert(
+                name,
+                delivery.headers[name].to_str().unwrap().parse().unwrap(),
+            );
+        }
+        verifier
+            .verify(&delivery.body, &headers)
+            .expect("the signature verifies");
+        assert!(delivery.header("webhook-id").unwrap().starts_with("evt_"));
+        assert_eq!(delivery.header("x-hook-attempt"), Some("1"));
+    }
+    // The app that made the change does not hear of it where notify_origin is false,
+    // and orders hear nothing of products.
+    let (_, quiet) = s
+        .get_json(
+            &format!("/v2/webhooks/{}/deliveries", not_mine["id"]),
+            &token,
+        )
+        .await;
+    assert_eq!(quiet["total_items"], 0);
+    let (_, silent) = s
+        .get_json(&format!("/v2/webhooks/{}/deliveries", orders["id"]), &token)
+        .await;
+    assert_eq!(silent["total_items"], 0);
+    let (_, history) = s
+        .get_json(&format!("/v2/webhooks/{}/deliveries", all["id"]), &token)
+        .await;
+    assert_eq!(history["total_items"], 2);
+    let first = &history["_embedded"]["items"][0];
+    assert_eq!(first["status"], "succeeded");
+    assert_eq!(first["_embedded"]["attempts"][0]["status_code"], 200);
+    // A delivery for a shop the product is not in is not made.
+    let elsewhere = s
+        .create_product(
+            &token,
+            json!({"title": "Elsewhere", "price": 1, "shop_ids": [s.demo.shops[1].id]}),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        receiver
+            .deliveries()
+            .iter()
+            .all(|d| d.json()["item_id"] != elsewhere["id"])
+    );
+}
+
+/// Advances the clock past any retry delay, waits for `count` deliveries in all, and for
+/// the last one's attempt to be recorded (so that the next retry is scheduled from the
+/// time the clock shows now, not from a later one).
+async fn after_retries(s: &TestServer, clock: &ManualClock, receiver: &Receiver, count: usize) {
+    clock.advance_secs(100_000);
+    receiver
+        .wait_until(&format!("{count} deliveries"), |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= count
+        })
+        .await;
+    attempts_recorded(s, count).await;
+}
+
+async fn attempts_recorded(s: &TestServer, count: usize) {
+    for _ in 0..200 {
+        if s.db.scalar("SELECT COUNT(*) FROM webhook_attempts").await >= count as i64 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("{count} attempts were not recorded");
+}
+
+async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
+    let Some((s, clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let webhook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/h")}),
+    )
+    .await;
+    settled_status(&s, &token, &webhook["id"], "pending").await;
+    let path = format!("/v2/webhooks/{}", webhook["id"]);
+    receiver.answer_always(Reply::status(500).retry_after("120"));
+    s.create_product(&token, json!({"title": "One", "price": 1}))
+        .await;
+    receiver
+        .wait_until("one delivery", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 1
+        })
+        .await;
+    attempts_recorded(&s, 1).await;
+    let (_, after_one) = s.get_json(&path, &token).await;
+    assert_eq!(
+        (
+            after_one["status"].clone(),
+            after_one["error_count"].clone()
+        ),
+        (json!("active"), json!(1))
+    );
+    assert_eq!(
+        after_one["last_error"],
+        "answered 500 Internal Server Error"
+    );
+    // A retry waits for its time (here the Retry-After, longer than the 10 s step).
+    clock.advance_secs(60);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.deliveries().len(), 1, "not before Retry-After");
+    clock.advance_secs(61);
+    receiver
+        .wait_until("the retry", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 2
+        })
+        .await;
+    attempts_recorded(&s, 2).await;
+    let retry = &receiver.deliveries()[1];
+    assert_eq!(retry.header("x-hook-attempt"), Some("2"));
+    assert_eq!(
+        retry.header("webhook-id"),
+        receiver.deliveries()[0].header("webhook-id"),
+        "a retry carries the same webhook-id"
+    );
+    // A success resets the count; then three failures in a row fail the subscription.
+    receiver.answer_next(Reply::ok());
+    after_retries(&s, &clock, &receiver, 3).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (_, reset) = s.get_json(&path, &token).await;
+    assert_eq!(reset["error_count"], 0);
+    s.create_product(&token, json!({"title": "Two", "price": 1}))
+        .await;
+    receiver
+        .wait_until("four deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 4
+        })
+        .await;
+    attempts_recorded(&s, 4).await;
+    for count in [5, 6] {
+        after_retries(&s, &clock, &receiver, count).await;
+    }
+    let failed = settled_status(&s, &token, &webhook["id"], "active").await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error_count"], 3);
+    assert!(failed["_links"]["webhooks:reactivate"]["href"].is_string());
+    // While failed, nothing is sent.
+    let sent = receiver.deliveries().len();
+    clock.advance_secs(86_400);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.deliveries().len(), sent);
+    // 410 disables at once, with no further attempt.
+    let gone = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products.created", "url": receiver.url("/gone")}),
+    )
+    .await;
+    receiver.answer_always(Reply::ok());
+    settled_status(&s, &token, &gone["id"], "pending").await;
+    receiver.answer_always(Reply::status(410));
+    s.create_product(&token, json!({"title": "Three", "price": 1}))
+        .await;
+    let disabled = settled_status(&s, &token, &gone["id"], "active").await;
+    assert_eq!(disabled["status"], "disabled");
+    let to_gone = |r: &[crate::receiver::Received]| {
+        r.iter()
+            .filter(|x| {
+                !x.is_ping()
+                    && x.json()["_links"]["webhook"]["href"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(&format!("/{}", gone["id"]))
+            })
+            .count()
+    };
+    let before = to_gone(&receiver.received());
+    clock.advance_secs(86_400);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(to_gone(&receiver.received()), before);
+    assert_eq!(before, 1);
+}
+
+async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backend: Backend) {
+    // Failures never fail the subscription here, so that a delivery runs out of attempts.
+    let Some((s, clock, receiver)) = hub_with(backend, 100).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let webhook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/h")}),
+    )
+    .await;
+    settled_status(&s, &token, &webhook["id"], "pending").await;
+    let path = format!("/v2/webhooks/{}", webhook["id"]);
+    // Disabled by hand: events are kept for it no more, owed deliveries are.
+    receiver.answer_always(Reply::status(503));
+    s.create_product(&token, json!({"title": "Owed", "price": 1}))
+        .await;
+    receiver
+        .wait_until("the first attempt", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 1
+        })
+        .await;
+    let (status, disabled) = s
+        .call(Method::PUT, &format!("{path}/disable"), &token, None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(disabled["status"], "disabled");
+    assert!(disabled["_links"].get("webhooks:disable").is_none());
+    s.create_product(&token, json!({"title": "Missed", "price": 1}))
+        .await;
+    receiver.answer_always(Reply::ok());
+    clock.advance_secs(3_600);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.deliveries().len(),
+        1,
+        "nothing goes out while disabled"
+    );
+    // Reactivation: active, counters reset, the owed delivery goes out.
+    let (status, active) = s
+        .call(Method::PUT, &format!("{path}/reactivate"), &token, None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{active}");
+    assert_eq!(
+        (active["status"].clone(), active["error_count"].clone()),
+        (json!("active"), json!(0))
+    );
+    receiver
+        .wait_until("the owed delivery", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 2
+        })
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let titles: Vec<Value> = receiver
+        .deliveries()
+        .iter()
+        .map(|d| d.json()["_embedded"]["item"]["title"].clone())
+        .collect();
+    assert_eq!(titles, [json!("Owed"), json!("Owed")]);
+    let (status, _) = s
+        .call(Method::PUT, &format!("{path}/reactivate"), &token, None)
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "only failed or disabled"
+    );
+    // History: every attempt, newest delivery first; redelivery sends it again.
+    let (_, history) = s.get_json(&format!("{path}/deliveries"), &token).await;
+    let delivery = &history["_embedded"]["items"][0];
+    assert_eq!(delivery["status"], "succeeded");
+    let attempts = delivery["_embedded"]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[0]["status_code"], 503);
+    assert_eq!(attempts[0]["error_class"], "status");
+    assert_eq!(attempts[1]["status_code"], 200);
+    let redeliver = delivery["_links"]["webhooks:redeliver"]["href"]
+        .as_str()
+        .unwrap();
+    let (status, again) = s
+        .call(Method::POST, &redeliver.replace(&s.url, ""), &token, None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    receiver
+        .wait_until("the redelivery", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 3
+        })
+        .await;
+    let last = receiver.deliveries().pop().unwrap();
+    assert_eq!(last.header("x-hook-attempt"), Some("3"));
+    let (_, filtered) = s
+        .get_json(&format!("{path}/deliveries?status=failed"), &token)
+        .await;
+    assert_eq!(filtered["total_items"], 0);
+    // Rotation: both secrets sign during the grace period.
+    let (status, rotated) = s
+        .call(
+            Method::POST,
+            &format!("{path}/secret"),
+            &token,
+            Some(json!({"grace_period_seconds": 600})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let new_secret = rotated["secret"].as_str().unwrap().to_owned();
+    assert_ne!(new_secret, webhook["secret"].as_str().unwrap());
+    s.create_product(&token, json!({"title": "Rotated", "price": 1}))
+        .await;
+    receiver
+        .wait_until("a signed delivery", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 4
+        })
+        .await;
+    let signed = receiver.deliveries().pop().unwrap();
+    assert_eq!(
+        signed
+            .header("webhook-signature")
+            .unwrap()
+            .split(' ')
+            .count(),
+        2
+    );
+    // The clock was moved on, so the library's timestamp tolerance would refuse the
+    // delivery: compare with the signature it computes instead.
+    let signatures: Vec<&str> = signed
+        .header("webhook-signature")
+        .unwrap()
+        .split(' ')
+        .collect();
+    for secret in [new_secret.as_str(), webhook["secret"].as_str().unwrap()] {
+        let expected = standardwebhooks::Webhook::new(secret)
+            .unwrap()
+            .sign(
+                signed.header("webhook-id").unwrap(),
+                signed.header("webhook-timestamp").unwrap().parse().unwrap(),
+                &signed.body,
+            )
+            .unwrap();
+        assert!(
+            signatures.contains(&expected.as_str()),
+            "either secret signs during the grace period"
+        );
+    }
+    // Replay: failed deliveries of a window go out again, with progress.
+    receiver.answer_always(Reply::status(500));
+    s.create_product(&token, json!({"title": "Doomed", "price": 1}))
+        .await;
+    receiver
+        .wait_until("the first attempt", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 5
+        })
+        .await;
+    attempts_recorded(&s, 5).await;
+    for count in 6..=12 {
+        after_retries(&s, &clock, &receiver, count).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (_, failed) = s
+        .get_json(&format!("{path}/deliveries?status=failed"), &token)
+        .await;
+    assert_eq!(failed["total_items"], 1, "eight attempts, then it gives up");
+    assert_eq!(failed["_embedded"]["items"][0]["attempts"], 8);
+    let (_, webhook_now) = s.get_json(&path, &token).await;
+    assert_eq!(
+        (
+            webhook_now["status"].clone(),
+            webhook_now["error_count"].clone()
+        ),
+        (json!("active"), json!(8))
+    );
+    clock.advance_secs(86_400);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(receiver.deliveries().len(), 12, "no ninth attempt");
+    receiver.answer_always(Reply::ok());
+    let (status, replay) = s
+        .call(
+            Method::POST,
+            &format!("{path}/replays"),
+            &token,
+            Some(json!({"since": "2000-01-01"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{replay}");
+    assert_eq!(replay["deliveries"], 1);
+    let replay_path = replay["_links"]["self"]["href"]
+        .as_str()
+        .unwrap()
+        .replace(&s.url, "");
+    for _ in 0..100 {
+        let (_, progress) = s.get_json(&replay_path, &token).await;
+        if progress["done"] == true {
+            assert_eq!(progress["succeeded"], 1);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the replay did not finish");
+}
+
+async fn subscriptions_are_checked_and_scoped(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
+    let cases = [
+        (json!({"url": receiver.url("/h")}), vec!["topic"]),
+        (json!({"topic": "products"}), vec!["url"]),
+        (
+            json!({"topic": "products.exploded", "url": receiver.url("/h")}),
+            vec!["topic"],
+        ),
+        (
+            json!({"topic": "products", "url": "ftp://example.com/h"}),
+            vec!["url"],
+        ),
+        (
+            json!({"topic": "products", "url": "http://10.0.0.1/h"}),
+            vec!["url"],
+        ),
+        (
+            json!({"topic": "products", "url": "http://[::ffff:169.254.169.254]/"}),
+            vec!["url"],
+        ),
+        (
+            json!({"topic": "products", "url": receiver.url("/h"), "auth": {"type": "basic"}}),
+            vec!["auth.username", "auth.password"],
+        ),
+        (
+            json!({"topic": "products", "url": receiver.url("/h"), "auth": {"type": "digest"}}),
+            vec!["auth.type"],
+        ),
+    ];
+    for (body, fields) in cases {
+        let (status, answer) = s
+            .call(Method::POST, &path, &token, Some(body.clone()))
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {answer}");
+        assert_eq!(error_fields(&answer), fields, "{body}");
+    }
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
+    // The topics registry, and listing with pages and a status filter.
+    let (status, topics) = s.get_json("/v2/webhooks/topics", &token).await;
+    assert_eq!(status, StatusCode::OK);
+    let topics: Vec<&str> = topics["topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(
+        topics.contains(&"orders.updated.shipped")
+            && topics.contains(&"products.updated.variants.created")
+    );
+    let a = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/a")}),
+    )
+    .await;
+    settled_status(&s, &token, &a["id"], "pending").await;
+    receiver.answer_next(Reply::status(500));
+    let b = subscribe(
+        &s,
+        &token,
+        json!({"topic": "orders", "url": receiver.url("/b")}),
+    )
+    .await;
+    settled_status(&s, &token, &b["id"], "pending").await;
+    let (_, page) = s.get_json(&format!("{path}?per_page=1"), &token).await;
+    assert_eq!(
+        (page["per_page"].clone(), page["total_items"].clone()),
+        (json!(1), json!(2))
+    );
+    assert!(
+        page["_links"]["next"]["href"].is_string() && page["_links"]["last"]["href"].is_string()
+    );
+    let (_, failed) = s
+        .get_json(&format!("{path}?status=failed_activation"), &token)
+        .await;
+    assert_eq!(item_ids(&failed), [b["id"].as_i64().unwrap()]);
+    let (_, defaults) = s.get_json(&path, &token).await;
+    assert_eq!(defaults["per_page"], 50);
+    let (status, _) = s.get_json(&format!("{path}?status=sleeping"), &token).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (_, webhooks) = s.get_json("/v2/webhooks?topic=orders", &token).await;
+    assert_eq!(item_ids(&webhooks), [b["id"].as_i64().unwrap()]);
+    assert_eq!(webhooks["_embedded"]["items"][0]["channel_id"], s.shop_id());
+    // Scopes: reading needs hub.read, writing hub.write; other accounts see nothing.
+    let reader = s
+        .password_token(
+            &s.demo.user.email.clone(),
+            &s.demo.user.password.clone(),
+            Some("hub.read"),
+        )
+        .await;
+    let (status, seen) = s
+        .get_json(&format!("/v2/webhooks/{}", a["id"]), &reader)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(seen["_links"].get("webhooks:update").is_none());
+    let (status, _) = s
+        .call(
+            Method::POST,
+            &path,
+            &reader,
+            Some(json!({"topic": "products", "url": receiver.url("/r")})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let shops_only = s
+        .password_token(
+            &s.demo.user.email.clone(),
+            &s.demo.user.password.clone(),
+            Some("shops.read"),
+        )
+        .await;
+    let (status, _) = s.get_json("/v2/webhooks", &shops_only).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let other = s.seed_another_account().await;
+    let theirs = s.owner_token_of(&other).await;
+    let (status, _) = s
+        .get_json(&format!("/v2/webhooks/{}", a["id"]), &theirs)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = s.get_json(&path, &theirs).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // Deleting: from the hub and by id.
+    let (status, _) = s
+        .call(Method::DELETE, &format!("{path}/{}", a["id"]), &token, None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = s
+        .call(
+            Method::DELETE,
+            &format!("/v2/webhooks/{}", b["id"]),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
+    let _ = s.clock.now();
+}

@@ -21,17 +21,22 @@ on_both_backends!(
     failures_count_then_fail_and_gone_disables_at_once,
     reactivation_sends_what_was_kept_and_history_shows_every_attempt,
     subscriptions_are_checked_and_scoped,
+    per_resource_ordering_holds_back_only_the_same_resource,
+    a_slow_target_does_not_hold_back_others,
 );
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
 /// subscriptions fail after three failed attempts in a row.
 async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
-    hub_with(backend, 3).await
+    hub_with(backend, 3, Duration::from_secs(1)).await
 }
 
+/// As `hub`, failing subscriptions after `max_errors` failures in a row, and giving each
+/// request `timeout`.
 async fn hub_with(
     backend: Backend,
     max_errors: u32,
+    timeout: Duration,
 ) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
     let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
     let manual = clock.clone();
@@ -39,7 +44,7 @@ async fn hub_with(
         c.clock = manual;
         c.webhook_allowed_networks = vec![("127.0.0.0".parse().unwrap(), 8)];
         c.webhook_poll = Duration::from_millis(50);
-        c.webhook_timeout = Duration::from_secs(1);
+        c.webhook_timeout = timeout;
         // Tokens outlive the hours the tests move the clock on by.
         c.access_token_ttl = Duration::from_secs(30 * 86_400);
         c.webhook_policy = domain::webhook::FailurePolicy {
@@ -434,7 +439,7 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
 
 async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backend: Backend) {
     // Failures never fail the subscription here, so that a delivery runs out of attempts.
-    let Some((s, clock, receiver)) = hub_with(backend, 100).await else {
+    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
         return;
     };
     let token = s.owner_token().await;
@@ -776,4 +781,153 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
     let _ = s.clock.now();
+}
+
+/// The product ids of the deliveries received, in arrival order, with their topics.
+fn arrivals(receiver: &Receiver) -> Vec<(i64, String)> {
+    receiver
+        .deliveries()
+        .iter()
+        .map(|d| {
+            let body = d.json();
+            (
+                body["item_id"].as_i64().unwrap(),
+                body["topic"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backend) {
+    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let webhook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"}),
+    )
+    .await;
+    assert_eq!(webhook["ordering"], "per_resource");
+    settled_status(&s, &token, &webhook["id"], "pending").await;
+    // The first delivery about product A fails; A's later changes wait behind it.
+    receiver.answer_next(Reply::status(500));
+    let a = s
+        .create_product(&token, json!({"title": "A", "price": 1}))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    receiver
+        .wait_until("A's first attempt", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 1
+        })
+        .await;
+    attempts_recorded(&s, 1).await;
+    for title in ["A2", "A3"] {
+        let (status, _) = s
+            .call(
+                Method::PUT,
+                &format!("/v2/products/{a}"),
+                &token,
+                Some(json!({"title": title})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let b = s
+        .create_product(&token, json!({"title": "B", "price": 1}))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    receiver
+        .wait_until("B", |r| r.iter().filter(|x| !x.is_ping()).count() >= 2)
+        .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        arrivals(&receiver),
+        [
+            (a, "products.created".to_owned()),
+            (b, "products.created".to_owned())
+        ],
+        "A's updates wait for A's create; B does not"
+    );
+    // Once A's create goes through, its updates follow in order.
+    clock.advance_secs(20);
+    receiver
+        .wait_until("A's changes", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 5
+        })
+        .await;
+    let of_a: Vec<String> = arrivals(&receiver)
+        .into_iter()
+        .filter(|(id, _)| *id == a)
+        .map(|(_, topic)| topic)
+        .collect();
+    assert_eq!(
+        of_a,
+        [
+            "products.created",
+            "products.created",
+            "products.updated",
+            "products.updated"
+        ]
+    );
+    let titles: Vec<Value> = receiver
+        .deliveries()
+        .iter()
+        .filter(|d| d.json()["item_id"] == a)
+        .map(|d| d.json()["_embedded"]["item"]["title"].clone())
+        .collect();
+    assert_eq!(titles, [json!("A"), json!("A"), json!("A2"), json!("A3")]);
+}
+
+async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
+    // Requests may take ten seconds: longer than the test waits for the fast target.
+    let Some((s, _clock, fast)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
+        return;
+    };
+    let slow = Receiver::start().await;
+    let token = s.owner_token().await;
+    let slow_hook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": slow.url("/slow")}),
+    )
+    .await;
+    let fast_hook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": fast.url("/fast")}),
+    )
+    .await;
+    settled_status(&s, &token, &slow_hook["id"], "pending").await;
+    settled_status(&s, &token, &fast_hook["id"], "pending").await;
+    // The slow target answers no delivery while the test runs.
+    slow.answer_always(Reply::ok().delayed(Duration::from_secs(30)));
+    const PRODUCTS: usize = 12;
+    for i in 0..PRODUCTS {
+        s.create_product(&token, json!({"title": format!("P{i}"), "price": 1}))
+            .await;
+    }
+    fast.wait_until("every delivery to the fast target", |r| {
+        r.iter().filter(|x| !x.is_ping()).count() >= PRODUCTS
+    })
+    .await;
+    // Every fast delivery went out while the slow target still held its first ones, and
+    // the slow target never has more than its share in flight.
+    let slow_attempts = s
+        .db
+        .scalar(&format!(
+            "SELECT COUNT(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
+             WHERE d.webhook_id = {}",
+            slow_hook["id"]
+        ))
+        .await;
+    assert_eq!(slow_attempts, 0, "no slow attempt has ended yet");
+    let in_flight = slow.deliveries().len();
+    assert!(
+        (1..=4).contains(&in_flight),
+        "{in_flight} requests at the slow target"
+    );
 }

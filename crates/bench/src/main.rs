@@ -3,11 +3,13 @@
 //! under test as a separate process of the same build.
 
 mod args;
+mod backlog;
 mod database;
 mod load;
 mod process;
 mod report;
 mod scenarios;
+mod webhooks;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -76,6 +78,8 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 /// Seeds, starts the server, measures, and stops the server whatever happened.
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let demo = process::seed(database_url).await?;
+    let deliveries = webhooks::run(database_url, &demo, args).await?;
+    report::print_webhooks(backend, &deliveries);
     let server = Server::start(database_url).await?;
     let pid = server.pid();
     let result = measure_all(&server, &demo, database_url, backend, pid, args).await;

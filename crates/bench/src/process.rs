@@ -115,8 +115,14 @@ pub struct Server {
 
 impl Server {
     pub async fn start(database_url: &str) -> Result<Self> {
+        Self::start_with(database_url, &[]).await
+    }
+
+    /// Starts the server with extra `commerce serve` flags.
+    pub async fn start_with(database_url: &str, extra: &[&str]) -> Result<Self> {
         let mut child = commerce()?
             .args(["serve", "--database-url", database_url])
+            .args(extra)
             .args(["--listen", "127.0.0.1:0"])
             .args(["--rate-limit", "1000000000/1s"])
             .args(["--bench-baseline", "--log-format", "text"])

@@ -156,3 +156,25 @@ fn cpu_model() -> Option<String> {
     let line = info.lines().find(|l| l.starts_with("model name"))?;
     Some(line.split_once(':')?.1.trim().to_owned())
 }
+
+/// Webhook delivery: the backlog's drain rate, and latency at half that rate.
+pub fn print_webhooks(backend: Backend, run: &crate::webhooks::WebhookRun) {
+    println!();
+    println!("backend {} webhooks", backend.name());
+    println!(
+        "delivered a backlog of {} in {:.2} s: {:.0} deliveries/s",
+        run.deliveries,
+        run.drain.as_secs_f64(),
+        run.deliveries_per_second()
+    );
+    let ms = |q: f64| run.latency_us.value_at_quantile(q) as f64 / 1000.0;
+    println!(
+        "at {:.0} events/s ({:.0} deliveries/s), write request to arrival over {} events: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        run.rate_events,
+        run.rate_events * run.subscriptions as f64,
+        run.latency_events,
+        ms(0.5),
+        ms(0.99),
+        run.latency_us.max() as f64 / 1000.0
+    );
+}

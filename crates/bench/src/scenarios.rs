@@ -205,7 +205,7 @@ impl Scenario {
 }
 
 /// An access token for the demo owner, by the password grant.
-async fn token(client: &Client, base: &str, demo: &DemoData) -> Result<String> {
+pub async fn token(client: &Client, base: &str, demo: &DemoData) -> Result<String> {
     #[derive(Deserialize)]
     struct TokenResponse {
         access_token: String,

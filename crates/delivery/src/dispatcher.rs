@@ -19,7 +19,7 @@ use storage::secret_box::SecretBox;
 use storage::webhook_deliveries::{self, AttemptRecord, Delivery, Next};
 use storage::webhooks::{self, Webhook};
 use storage::{Database, events, shops};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::request::{self, Answer, Envelope};
 use crate::signature::WebhookSecret;
@@ -79,6 +79,8 @@ pub struct Dispatcher {
     slots: Arc<Semaphore>,
     /// Attempts in flight per subscription.
     busy: Mutex<HashMap<i64, usize>>,
+    /// Rung when an attempt ends: its subscription may send the next one.
+    freed: Notify,
 }
 
 impl Dispatcher {
@@ -101,6 +103,7 @@ impl Dispatcher {
             config,
             client,
             busy: Mutex::new(HashMap::new()),
+            freed: Notify::new(),
         }))
     }
 
@@ -110,11 +113,13 @@ impl Dispatcher {
         loop {
             // Listen before looking, so that work committed meanwhile is not missed.
             let woken = webhook_deliveries::woken();
+            let freed = self.freed.notified();
             if let Err(err) = self.clone().tick().await {
                 tracing::warn!(error = %err, "webhook dispatch failed; retrying");
             }
             tokio::select! {
                 () = woken => {}
+                () = freed => {}
                 () = tokio::time::sleep(self.config.poll) => {}
             }
         }
@@ -232,13 +237,16 @@ impl Dispatcher {
     }
 
     fn done(&self, webhook_id: i64) {
-        let mut busy = self.busy.lock().expect("the busy map is never poisoned");
-        if let Some(count) = busy.get_mut(&webhook_id) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                busy.remove(&webhook_id);
+        {
+            let mut busy = self.busy.lock().expect("the busy map is never poisoned");
+            if let Some(count) = busy.get_mut(&webhook_id) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    busy.remove(&webhook_id);
+                }
             }
         }
+        self.freed.notify_one();
     }
 
     /// One attempt at a delivery, and its record.

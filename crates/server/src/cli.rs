@@ -16,7 +16,10 @@ use oauth::{AuthConfig, AuthService};
 use serde_json::json;
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
-use crate::config::{FileConfig, LogFormat, ServeConfig, parse_duration, parse_rate_limit};
+use crate::config::{
+    FileConfig, LogFormat, ServeConfig, at_least_one, parse_duration, parse_rate_limit,
+    parse_seconds,
+};
 use crate::{logging, seed, serve};
 
 #[derive(Debug, Parser)]
@@ -142,6 +145,22 @@ struct ServeArgs {
     /// Let webhooks target private, loopback and link-local addresses.
     #[arg(long, env = "COMMERCE_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
     allow_private_webhook_targets: bool,
+    /// Failed webhook attempts in a row after which a subscription becomes `failed`.
+    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_ERRORS", value_name = "N")]
+    webhook_max_errors: Option<u32>,
+    /// Webhook deliveries in a row that run out of retries after which a subscription
+    /// becomes `failed`.
+    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_EXHAUSTED", value_name = "N")]
+    webhook_max_exhausted: Option<u32>,
+    /// How long a node's claim on a webhook delivery holds (longer than the timeout).
+    #[arg(long, hide = true)]
+    webhook_lease: Option<String>,
+    /// How often the webhook dispatcher looks for due work when nothing wakes it.
+    #[arg(long, hide = true)]
+    webhook_poll: Option<String>,
+    /// How long one webhook request may take in all.
+    #[arg(long, hide = true)]
+    webhook_timeout: Option<String>,
     /// Seed demo data into an empty database and print how to use it.
     #[arg(long)]
     demo: bool,
@@ -508,16 +527,33 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
     }
     config.public_url = args.public_url.or(file.public_url);
     if let Some(ttl) = args.access_token_ttl.or(file.access_token_ttl) {
-        config.access_token_ttl = parse_duration(&ttl).map_err(anyhow::Error::msg)?;
+        config.access_token_ttl = parse_seconds(&ttl).map_err(anyhow::Error::msg)?;
     }
     if let Some(age) = args.jwt_bearer_max_age.or(file.jwt_bearer_max_age) {
-        config.jwt_bearer_max_age = parse_duration(&age).map_err(anyhow::Error::msg)?;
+        config.jwt_bearer_max_age = parse_seconds(&age).map_err(anyhow::Error::msg)?;
     }
     if let Some(format) = args.log_format.or(file.log_format) {
         config.log_format = format;
     }
     config.allow_private_webhook_targets =
         args.allow_private_webhook_targets || file.allow_private_webhook_targets.unwrap_or(false);
+    if let Some(n) = args.webhook_max_errors.or(file.webhook_max_errors) {
+        config.webhook_policy.max_errors =
+            at_least_one("the webhook error limit", n).map_err(anyhow::Error::msg)?;
+    }
+    if let Some(n) = args.webhook_max_exhausted.or(file.webhook_max_exhausted) {
+        config.webhook_policy.max_exhausted =
+            at_least_one("the webhook exhausted-delivery limit", n).map_err(anyhow::Error::msg)?;
+    }
+    for (value, setting) in [
+        (args.webhook_lease, &mut config.webhook_lease),
+        (args.webhook_poll, &mut config.webhook_poll),
+        (args.webhook_timeout, &mut config.webhook_timeout),
+    ] {
+        if let Some(value) = value {
+            *setting = parse_duration(&value).map_err(anyhow::Error::msg)?;
+        }
+    }
     config.demo = args.demo;
     if let Some(bytes) = args.max_body_bytes.or(file.max_body_bytes) {
         config.max_body_bytes = bytes;
@@ -540,6 +576,7 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
     }
     config.bench_baseline = args.bench_baseline;
     config.count_queries = args.count_queries;
+    config.check().map_err(anyhow::Error::msg)?;
     Ok(config)
 }
 
@@ -595,5 +632,123 @@ fn print_demo(data: &seed::DemoData, public_url: Option<&str>) {
         );
         println!("  curl -s {url}/v2 -H \"Authorization: Bearer $TOKEN\"");
         println!();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// The configuration `commerce serve ARGS` runs with, given this `commerce.toml`.
+    fn serve_config(args: &[&str], file: &str) -> anyhow::Result<ServeConfig> {
+        let cli = Cli::try_parse_from(["commerce", "serve"].iter().chain(args))?;
+        let Command::Serve(serve) = cli.command else {
+            unreachable!("serve was parsed");
+        };
+        resolve_serve(serve, toml::from_str(file)?)
+    }
+
+    #[test]
+    fn webhook_thresholds_come_from_flags_or_the_file() {
+        let defaults = serve_config(&[], "").unwrap();
+        assert_eq!(
+            defaults.webhook_policy,
+            domain::webhook::FailurePolicy::default()
+        );
+        let flags = serve_config(
+            &["--webhook-max-errors", "7", "--webhook-max-exhausted", "2"],
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                flags.webhook_policy.max_errors,
+                flags.webhook_policy.max_exhausted
+            ),
+            (7, 2)
+        );
+        let file = serve_config(
+            &["--webhook-max-errors", "9"],
+            "webhook_max_errors = 4\nwebhook_max_exhausted = 5",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                file.webhook_policy.max_errors,
+                file.webhook_policy.max_exhausted
+            ),
+            (9, 5),
+            "flags win over the file"
+        );
+        for (args, file) in [
+            (&["--webhook-max-errors", "0"][..], ""),
+            (&["--webhook-max-exhausted", "0"][..], ""),
+            (&[][..], "webhook_max_exhausted = 0"),
+        ] {
+            let refused = serve_config(args, file).unwrap_err().to_string();
+            assert!(refused.contains("at least 1"), "{refused}");
+        }
+    }
+
+    #[test]
+    fn webhook_timing_flags_take_milliseconds_and_the_lease_outlasts_the_timeout() {
+        let defaults = serve_config(&[], "").unwrap();
+        assert_eq!(defaults.webhook_lease, Duration::from_secs(60));
+        let quick = serve_config(
+            &[
+                "--webhook-lease",
+                "3s",
+                "--webhook-timeout",
+                "2s",
+                "--webhook-poll",
+                "100ms",
+            ],
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                quick.webhook_lease,
+                quick.webhook_timeout,
+                quick.webhook_poll
+            ),
+            (
+                Duration::from_secs(3),
+                Duration::from_secs(2),
+                Duration::from_millis(100)
+            )
+        );
+        for args in [
+            &["--webhook-lease", "2s", "--webhook-timeout", "2s"][..],
+            &["--webhook-lease", "1500ms", "--webhook-timeout", "2s"][..],
+            &["--webhook-lease", "10s"][..],
+        ] {
+            let refused = serve_config(args, "").unwrap_err().to_string();
+            assert!(refused.contains("lease"), "{args:?}: {refused}");
+        }
+        assert!(serve_config(&["--webhook-poll", "0ms"], "").is_err());
+        // Settings counted in whole seconds do not take fractions of one.
+        let refused = serve_config(&["--access-token-ttl", "1500ms"], "")
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("whole number of seconds"), "{refused}");
+    }
+
+    #[test]
+    fn the_timing_flags_are_hidden_and_the_thresholds_shown() {
+        use clap::CommandFactory;
+        let mut command = Cli::command();
+        let help = command
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--webhook-max-errors") && help.contains("--webhook-max-exhausted"));
+        assert!(
+            !help.contains("--webhook-lease")
+                && !help.contains("--webhook-poll")
+                && !help.contains("--webhook-timeout")
+        );
     }
 }

@@ -44,6 +44,9 @@ pub struct ServeConfig {
     pub webhook_poll: Duration,
     /// How long a webhook request may take in all.
     pub webhook_timeout: Duration,
+    /// How long a dispatcher's claim on a delivery holds before another may take it over:
+    /// longer than `webhook_timeout`, or a slow target is sent the same delivery twice.
+    pub webhook_lease: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -74,6 +77,7 @@ impl ServeConfig {
             webhook_policy: domain::webhook::FailurePolicy::default(),
             webhook_poll: Duration::from_secs(1),
             webhook_timeout: Duration::from_secs(15),
+            webhook_lease: Duration::from_secs(60),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,
@@ -84,6 +88,28 @@ impl ServeConfig {
             bench_baseline: false,
             count_queries: false,
         }
+    }
+
+    /// Refuses settings the server cannot work safely with.
+    pub fn check(&self) -> Result<(), String> {
+        if self.webhook_lease <= self.webhook_timeout {
+            return Err(format!(
+                "the webhook lease ({}) must be longer than the webhook request timeout ({}): \
+                 a slow target would be sent the same delivery twice",
+                show_duration(self.webhook_lease),
+                show_duration(self.webhook_timeout)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A duration as the flags take it: `1500ms`, `3s`.
+fn show_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
     }
 }
 
@@ -99,6 +125,8 @@ pub struct FileConfig {
     pub jwt_bearer_max_age: Option<String>,
     pub log_format: Option<LogFormat>,
     pub allow_private_webhook_targets: Option<bool>,
+    pub webhook_max_errors: Option<u32>,
+    pub webhook_max_exhausted: Option<u32>,
     pub max_body_bytes: Option<usize>,
     pub max_asset_bytes: Option<usize>,
     pub rate_limit: Option<String>,
@@ -121,7 +149,7 @@ impl FileConfig {
     }
 }
 
-/// `7200`, `7200s`, `90m`, `2h`, `1d`.
+/// `7200`, `7200s`, `250ms`, `90m`, `2h`, `1d`.
 pub fn parse_duration(input: &str) -> Result<Duration, String> {
     let input = input.trim();
     let split = input
@@ -131,17 +159,43 @@ pub fn parse_duration(input: &str) -> Result<Duration, String> {
     let n: u64 = number
         .parse()
         .map_err(|_| format!("`{input}` is not a duration (e.g. 7200s, 15m, 2h)"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        _ => return Err(format!("`{input}` has an unknown unit (use s, m, h or d)")),
+    let too_long = || format!("`{input}` is too long");
+    let duration = match unit {
+        "ms" => Duration::from_millis(n),
+        "" | "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60).ok_or_else(too_long)?),
+        "h" => Duration::from_secs(n.checked_mul(3600).ok_or_else(too_long)?),
+        "d" => Duration::from_secs(n.checked_mul(86_400).ok_or_else(too_long)?),
+        _ => {
+            return Err(format!(
+                "`{input}` has an unknown unit (use ms, s, m, h or d)"
+            ));
+        }
     };
-    if secs == 0 {
+    if duration.is_zero() {
         return Err("a duration must be positive".into());
     }
-    Ok(Duration::from_secs(secs))
+    Ok(duration)
+}
+
+/// A duration for a setting counted in whole seconds (`1500ms` is refused, not cut to `1s`).
+pub fn parse_seconds(input: &str) -> Result<Duration, String> {
+    let duration = parse_duration(input)?;
+    if duration.subsec_nanos() != 0 {
+        return Err(format!(
+            "`{}` is not a whole number of seconds",
+            input.trim()
+        ));
+    }
+    Ok(duration)
+}
+
+/// A count that must be at least one, named by its setting in errors.
+pub fn at_least_one(name: &str, n: u32) -> Result<u32, String> {
+    if n == 0 {
+        return Err(format!("{name} must be at least 1"));
+    }
+    Ok(n)
 }
 
 /// `600/60s`: a quota of requests per window.
@@ -155,7 +209,7 @@ pub fn parse_rate_limit(input: &str) -> Result<(u32, Duration), String> {
         .ok()
         .filter(|q| *q > 0)
         .ok_or_else(|| format!("`{quota}` is not a positive request count"))?;
-    Ok((quota, parse_duration(window)?))
+    Ok((quota, parse_seconds(window)?))
 }
 
 #[cfg(test)]
@@ -167,6 +221,15 @@ mod tests {
         assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_duration("7200").unwrap(), Duration::from_secs(7200));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(
+            parse_duration("1500ms").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert!(parse_duration("0ms").is_err() && parse_duration("5us").is_err());
+        assert!(parse_duration("99999999999999999d").is_err());
+        assert_eq!(parse_seconds("2000ms").unwrap(), Duration::from_secs(2));
+        assert!(parse_seconds("1500ms").is_err() && parse_rate_limit("10/500ms").is_err());
         assert!(
             parse_duration("0s").is_err()
                 && parse_duration("2w").is_err()
@@ -177,6 +240,23 @@ mod tests {
             (600, Duration::from_secs(60))
         );
         assert!(parse_rate_limit("0/1s").is_err() && parse_rate_limit("10").is_err());
+    }
+
+    #[test]
+    fn a_lease_must_outlast_the_request_timeout() {
+        let mut config = ServeConfig::defaults();
+        assert!(config.check().is_ok());
+        config.webhook_lease = Duration::from_secs(3);
+        config.webhook_timeout = Duration::from_secs(3);
+        let refused = config.check().unwrap_err();
+        assert!(
+            refused.contains("(3s)") && !refused.contains('\n'),
+            "{refused}"
+        );
+        config.webhook_timeout = Duration::from_millis(2500);
+        assert!(config.check().is_ok());
+        config.webhook_lease = Duration::from_millis(2400);
+        assert!(config.check().unwrap_err().contains("(2400ms)"));
     }
 
     #[test]

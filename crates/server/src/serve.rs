@@ -70,6 +70,7 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<RunningServer> {
 
 /// Starts serving on an opened database.
 pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<RunningServer> {
+    config.check().map_err(anyhow::Error::msg)?;
     delivery::tls::install_crypto();
     let listener = TcpListener::bind(config.listen)
         .await
@@ -121,6 +122,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             policy: config.webhook_policy,
             poll: config.webhook_poll,
             total_timeout: config.webhook_timeout,
+            lease: config.webhook_lease,
             ..DispatcherConfig::new(public_url.clone(), webhook_guard(config))
         },
     )

@@ -1,19 +1,17 @@
 //! The `commerce` binary as operators and newcomers use it: one process per command.
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
 
+use crate::binary::{commerce, demo_owner_token, seed_demo, sigkill, sigterm, spawn_serve};
 use crate::on_both_backends;
+use crate::receiver::{Receiver, Reply};
 use crate::support::{Backend, TestDb, TestServer, access_token, json};
-
-const BIN: &str = env!("CARGO_BIN_EXE_commerce");
 
 on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
@@ -21,27 +19,8 @@ on_both_backends!(
     apps_and_users_created_on_the_command_line_work,
     a_request_in_flight_when_sigterm_arrives_completes,
     signing_keys_rotate_and_retire_across_nodes,
+    the_webhook_error_limit_flag_fails_a_subscription_sooner,
 );
-
-struct Run {
-    ok: bool,
-    stdout: String,
-    stderr: String,
-}
-
-async fn commerce(args: &[&str]) -> Run {
-    let output = Command::new(BIN)
-        .args(args)
-        .env_remove("COMMERCE_DATABASE_URL")
-        .output()
-        .await
-        .expect("the binary runs");
-    Run {
-        ok: output.status.success(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
 
 async fn seed_products_loads_a_catalog_the_api_serves(backend: Backend) {
     let Some(s) = TestServer::start(backend).await else {
@@ -330,62 +309,16 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
     s.stop().await;
 }
 
-/// Starts `commerce serve` and waits for its "listening" line.
-async fn spawn_serve(args: &[&str], dir: &std::path::Path) -> (Child, String, Vec<String>) {
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .args(args)
-        .current_dir(dir)
-        .env("COMMERCE_LISTEN", "127.0.0.1:0")
-        .env("COMMERCE_LOG", "warn")
-        .env_remove("COMMERCE_DATABASE_URL")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("commerce serve starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut seen = Vec::new();
-    let address = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(rest) = line.strip_prefix("commerce listening on http://") {
-                return rest.split_whitespace().next().unwrap().to_owned();
-            }
-            seen.push(line);
-        }
-        panic!("serve exited before listening: {seen:?}");
-    })
-    .await
-    .expect("serve starts within a minute");
-    (child, address, seen)
-}
-
 async fn a_request_in_flight_when_sigterm_arrives_completes(backend: Backend) {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let seeded = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
-    let demo: Value = serde_json::from_str(&seeded.stdout).unwrap();
+    let demo = seed_demo(&db.url).await;
     let dir = tempfile::tempdir().unwrap();
     let (mut child, address, _) = spawn_serve(&["--database-url", &db.url], dir.path()).await;
     let base = format!("http://{address}");
     let client = reqwest::Client::new();
-    let response = client
-        .post(format!("{base}/oauth/token"))
-        .form(&[
-            ("grant_type", "password"),
-            ("client_id", demo["app"]["client_id"].as_str().unwrap()),
-            (
-                "client_secret",
-                demo["app"]["client_secret"].as_str().unwrap(),
-            ),
-            ("username", demo["user"]["email"].as_str().unwrap()),
-            ("password", demo["user"]["password"].as_str().unwrap()),
-        ])
-        .send()
-        .await
-        .unwrap();
-    let token = access_token(response).await;
+    let token = demo_owner_token(&client, &base, &demo).await;
     let shop = demo["shops"][0]["id"].as_i64().unwrap();
 
     // Send the headers and half the body, then SIGTERM, then the rest.
@@ -401,13 +334,7 @@ async fn a_request_in_flight_when_sigterm_arrives_completes(backend: Backend) {
     stream.write_all(head).await.unwrap();
     stream.flush().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let pid = child.id().unwrap().to_string();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .await
-        .unwrap();
-    assert!(killed.success());
+    sigterm(&child).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     stream.write_all(tail).await.unwrap();
     let mut answer = String::new();
@@ -484,12 +411,11 @@ async fn quick_start_serves_demo_data_on_the_embedded_database() {
     .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(root["_embedded"]["shops"].as_array().unwrap().len(), 2);
-    child.kill().await.unwrap();
-    let _ = child.wait().await;
+    sigkill(&mut child).await;
     // A second start on the same data adds nothing and says so.
     let (mut again, _, printed) = spawn_serve(&["--demo"], dir.path()).await;
     assert!(!printed.iter().any(|l| l.contains("owner:")), "{printed:?}");
-    again.kill().await.unwrap();
+    sigkill(&mut again).await;
 }
 
 /// The `kid` in a token's header.
@@ -622,4 +548,138 @@ pub async fn try_personal_token(
     }
     let created: Value = serde_json::from_str(run.stdout.trim()).unwrap();
     Ok(created["token"].as_str().unwrap().to_owned())
+}
+
+/// A lease no longer than the request timeout would let a slow target get the same
+/// delivery twice: `serve` refuses it before touching the database, in one line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_refuses_a_webhook_lease_not_longer_than_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/data/commerce.db", dir.path().display());
+    let base = [
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--database-url",
+        url.as_str(),
+    ];
+    for (extra, says) in [
+        (
+            &["--webhook-lease", "2s", "--webhook-timeout", "2s"][..],
+            "lease",
+        ),
+        (
+            &["--webhook-lease", "1500ms", "--webhook-timeout", "2s"][..],
+            "lease",
+        ),
+        (&["--webhook-lease", "10s"][..], "lease"),
+        (&["--webhook-max-errors", "0"][..], "at least 1"),
+        (&["--webhook-max-exhausted", "0"][..], "at least 1"),
+        (&["--webhook-poll", "0ms"][..], "positive"),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let run = tokio::time::timeout(Duration::from_secs(30), commerce(&args))
+            .await
+            .expect("serve stops at once");
+        assert!(!run.ok, "{extra:?} should be refused");
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{extra:?}: {}", run.stderr);
+        assert!(
+            lines[0].starts_with("error: ") && lines[0].contains(says),
+            "{extra:?}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        !dir.path().join("data").exists(),
+        "refused before the database is opened"
+    );
+}
+
+/// `--webhook-max-errors 2`: a subscription whose target answers 500 is `failed` after
+/// two failed attempts (the default would wait for 100).
+async fn the_webhook_error_limit_flag_fails_a_subscription_sooner(backend: Backend) {
+    let Some(db) = TestDb::create(backend).await else {
+        return;
+    };
+    let demo = seed_demo(&db.url).await;
+    let receiver = Receiver::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, address, _) = spawn_serve(
+        &[
+            "--database-url",
+            &db.url,
+            "--allow-private-webhook-targets",
+            "--webhook-max-errors",
+            "2",
+            "--webhook-poll",
+            "100ms",
+        ],
+        dir.path(),
+    )
+    .await;
+    let base = format!("http://{address}");
+    let client = reqwest::Client::new();
+    let token = demo_owner_token(&client, &base, &demo).await;
+    let shop = demo["shops"][0]["id"].as_i64().unwrap();
+    let call = |method: reqwest::Method, path: String, body: Option<Value>| {
+        let mut request = client
+            .request(method, format!("{base}{path}"))
+            .bearer_auth(&token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move { json(request.send().await.unwrap()).await }
+    };
+    let (status, created) = call(
+        reqwest::Method::POST,
+        format!("/v2/hub/{shop}/subscriptions"),
+        Some(json!({"topic": "products", "url": receiver.url("/failing")})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let webhook = format!("/v2/webhooks/{}", created["id"]);
+    let until = |wanted: &'static str| {
+        let call = &call;
+        let webhook = webhook.clone();
+        async move {
+            for _ in 0..200 {
+                let (_, hook) = call(reqwest::Method::GET, webhook.clone(), None).await;
+                if hook["status"] == wanted {
+                    return hook;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            panic!("the webhook did not become {wanted}");
+        }
+    };
+    until("active").await;
+    receiver.answer_always(Reply::status(500));
+    for (n, title) in ["First", "Second"].into_iter().enumerate() {
+        let (status, _) = call(
+            reqwest::Method::POST,
+            "/v2/products".into(),
+            Some(json!({"title": title, "price": 1})),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED);
+        receiver
+            .wait_until("the failed attempt", |r| {
+                r.iter().filter(|r| !r.is_ping()).count() == n + 1
+            })
+            .await;
+    }
+    let failed = until("failed").await;
+    assert_eq!(failed["error_count"], 2, "{failed}");
+    // A failed subscription is sent nothing more.
+    let (status, _) = call(
+        reqwest::Method::POST,
+        "/v2/products".into(),
+        Some(json!({"title": "Third", "price": 1})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.deliveries().len(), 2);
+    sigkill(&mut child).await;
 }

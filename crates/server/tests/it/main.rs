@@ -1,6 +1,7 @@
 //! Black-box tests over real HTTP: each test starts the server on a random loopback port
 //! with a fresh database, once on SQLite and once on PostgreSQL.
 
+mod binary;
 mod receiver;
 mod support;
 

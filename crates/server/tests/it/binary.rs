@@ -99,6 +99,33 @@ async fn signal(child: &Child, which: &str) {
     assert!(sent.success(), "kill {which} {pid}");
 }
 
+/// A `commerce serve` process of a test.
+pub struct Node {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+}
+
+impl Node {
+    /// Starts `commerce serve ARGS` in `dir`.
+    pub async fn start(args: &[&str], dir: &Path) -> Self {
+        let (child, address, _) = spawn_serve(args, dir).await;
+        Self {
+            child,
+            base: format!("http://{address}"),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Kills the node with SIGKILL.
+    pub async fn kill(&mut self) {
+        sigkill(&mut self.child).await;
+    }
+}
+
 /// A password-grant token of the demo owner, from the node at `base`.
 pub async fn demo_owner_token(client: &reqwest::Client, base: &str, demo: &Value) -> String {
     let response = client

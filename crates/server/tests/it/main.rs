@@ -30,4 +30,5 @@ mod shops;
 mod token_endpoint;
 mod variants;
 mod webdriver;
+mod webhook_crashes;
 mod webhooks;

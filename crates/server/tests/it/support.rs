@@ -164,6 +164,41 @@ impl TestDb {
         .await;
     }
 
+    /// Every row of a query, as tuples of columns (`(i64, String)`, …).
+    pub async fn rows<T>(&self, sql: &str) -> Vec<T>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow>
+            + for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>
+            + Send
+            + Unpin,
+    {
+        let sql = sqlx::AssertSqlSafe(sql.to_owned());
+        match self.backend {
+            Backend::Sqlite => {
+                let pool = sqlx::SqlitePool::connect(&self.url)
+                    .await
+                    .expect("connect to SQLite");
+                let rows = sqlx::query_as::<_, T>(sql)
+                    .fetch_all(&pool)
+                    .await
+                    .expect("query runs");
+                pool.close().await;
+                rows
+            }
+            Backend::Postgres => {
+                let pool = sqlx::PgPool::connect(&self.url)
+                    .await
+                    .expect("connect to PostgreSQL");
+                let rows = sqlx::query_as::<_, T>(sql)
+                    .fetch_all(&pool)
+                    .await
+                    .expect("query runs");
+                pool.close().await;
+                rows
+            }
+        }
+    }
+
     /// The first column of the first row of a query returning one integer.
     pub async fn scalar(&self, sql: &str) -> i64 {
         let sql = sqlx::AssertSqlSafe(sql.to_owned());

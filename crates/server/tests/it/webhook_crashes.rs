@@ -1,0 +1,627 @@
+//! Webhook delivery survives crashes: `commerce serve` runs as a child process and is
+//! killed with SIGKILL at random moments while it takes changes and sends their webhooks
+//! to a receiver on 127.0.0.1. Every committed event still arrives; nothing arrives for a
+//! change that was rolled back or refused; a duplicate carries the `webhook-id` of the
+//! original, and there are at most as many as the requests the killed nodes had in
+//! flight. Two nodes on one PostgreSQL send each delivery once, and one keeps delivering
+//! when the other is killed.
+//!
+//! Every test is bounded in time: short leases (3 s), request timeouts (2 s) and polls.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, Instant};
+
+use reqwest::{Client, StatusCode};
+use serde_json::{Value, json};
+
+use crate::binary::{Node, demo_owner_token, seed_demo};
+use crate::on_both_backends;
+use crate::receiver::{Received, Receiver, Reply};
+use crate::support::{Backend, TestDb, json};
+
+on_both_backends!(
+    killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted,
+    two_nodes_send_each_delivery_once_and_survive_one_killed,
+);
+
+/// How long a claim holds; the request timeout is shorter.
+const LEASE: &str = "3s";
+const TIMEOUT: &str = "2s";
+const POLL: &str = "100ms";
+/// How long the receiver takes to answer, so that kills catch requests in flight.
+const ANSWER_DELAY: Duration = Duration::from_millis(40);
+
+/// Attempts one subscription has in flight on one node: the most one kill can cut short.
+fn in_flight_cap() -> usize {
+    delivery::DispatcherConfig::new(String::new(), delivery::ssrf::Guard::default()).per_webhook
+}
+
+/// A uniformly random number in `[low, high)`.
+fn random_between(low: u64, high: u64) -> u64 {
+    let bytes = oauth::secrets::random_bytes(8);
+    low + u64::from_le_bytes(bytes.try_into().unwrap()) % (high - low)
+}
+
+/// A database with the demo data, a receiver answering 200 after `ANSWER_DELAY`, and a
+/// folder to start `commerce serve` nodes on them in.
+struct Setup {
+    db: TestDb,
+    demo: Value,
+    receiver: Receiver,
+    dir: tempfile::TempDir,
+    client: Client,
+}
+
+impl Setup {
+    async fn new(backend: Backend) -> Option<Self> {
+        let db = TestDb::create(backend).await?;
+        let demo = seed_demo(&db.url).await;
+        refuse_marked_deliveries(&db).await;
+        let receiver = Receiver::start().await;
+        receiver.answer_always(Reply::ok().delayed(ANSWER_DELAY));
+        Some(Self {
+            db,
+            demo,
+            receiver,
+            dir: tempfile::tempdir().unwrap(),
+            client: Client::new(),
+        })
+    }
+
+    async fn node(&self) -> Node {
+        let args = [
+            "--database-url",
+            &self.db.url,
+            // One issuer for every node, so one token works on all of them.
+            "--public-url",
+            "http://commerce.test",
+            "--allow-private-webhook-targets",
+            "--rate-limit",
+            "100000/60s",
+            "--webhook-lease",
+            LEASE,
+            "--webhook-timeout",
+            TIMEOUT,
+            "--webhook-poll",
+            POLL,
+        ];
+        Node::start(&args, self.dir.path()).await
+    }
+
+    fn shop_id(&self) -> i64 {
+        self.demo["shops"][0]["id"].as_i64().unwrap()
+    }
+
+    /// Subscribes the receiver to product events through `node`; waits until the
+    /// handshake made the subscription active. Its id.
+    async fn subscribe(&self, node: &Node, token: &str) -> i64 {
+        let (status, created) = json(
+            self.client
+                .post(node.url(&format!("/v2/hub/{}/subscriptions", self.shop_id())))
+                .bearer_auth(token)
+                .json(&json!({"topic": "products", "url": self.receiver.url("/crash")}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let id = created["id"].as_i64().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let (_, webhook) = json(
+                self.client
+                    .get(node.url(&format!("/v2/webhooks/{id}")))
+                    .bearer_auth(token)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await;
+            match webhook["status"].as_str() {
+                Some("active") => return id,
+                Some("pending") if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                }
+                _ => panic!("the subscription did not become active: {webhook}"),
+            }
+        }
+    }
+
+    /// Waits (at most `limit`) until every delivery of the webhook succeeded and each
+    /// reached the receiver; the deliveries, as (delivery id, event id).
+    async fn settled(&self, webhook: i64, limit: Duration) -> Vec<(i64, i64)> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let deliveries: Vec<(i64, i64, String)> = self
+                .db
+                .rows(&format!(
+                    "SELECT id, event_id, status FROM webhook_deliveries WHERE webhook_id = {webhook} ORDER BY id"
+                ))
+                .await;
+            let arrived = self.receiver.deliveries();
+            let received = by_delivery(&arrived);
+            let done = deliveries
+                .iter()
+                .all(|(id, _, status)| status == "succeeded" && received.contains_key(id));
+            if done {
+                return deliveries.into_iter().map(|(d, e, _)| (d, e)).collect();
+            }
+            if Instant::now() > deadline {
+                let waiting: Vec<_> = deliveries
+                    .iter()
+                    .filter(|(id, _, status)| status != "succeeded" || !received.contains_key(id))
+                    .collect();
+                panic!(
+                    "deliveries did not settle within {limit:?}: {} waiting, e.g. {:?}",
+                    waiting.len(),
+                    waiting.iter().take(5).collect::<Vec<_>>()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// Makes the database roll back any change whose webhook delivery is about a product
+/// titled `rolled-back-…`: the trigger fails the transaction after the product, its event
+/// and the delivery were written in it, so all three are undone.
+async fn refuse_marked_deliveries(db: &TestDb) {
+    db.execute(match db.backend {
+        Backend::Sqlite => {
+            "CREATE TRIGGER refuse_marked AFTER INSERT ON webhook_deliveries \
+             WHEN (SELECT item FROM events WHERE id = NEW.event_id) LIKE '%rolled-back-%' \
+             BEGIN SELECT RAISE(ABORT, 'refused'); END;"
+        }
+        Backend::Postgres => {
+            "CREATE FUNCTION refuse_marked() RETURNS trigger AS $$ BEGIN \
+             IF (SELECT item FROM events WHERE id = NEW.event_id) LIKE '%rolled-back-%' THEN \
+             RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER refuse_marked AFTER INSERT ON webhook_deliveries \
+             FOR EACH ROW EXECUTE FUNCTION refuse_marked();"
+        }
+    })
+    .await;
+}
+
+/// What one product creation is meant to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Valid,
+    /// Refused with 422: nothing is written.
+    Invalid,
+    /// Written, then rolled back with its event and delivery (500).
+    RolledBack,
+}
+
+impl Kind {
+    fn of(n: usize) -> Self {
+        match n % 5 {
+            3 => Kind::Invalid,
+            4 => Kind::RolledBack,
+            _ => Kind::Valid,
+        }
+    }
+
+    fn body(self, n: usize) -> Value {
+        match self {
+            Kind::Valid => json!({"title": format!("crash-{n}"), "price": 100}),
+            Kind::Invalid => json!({"title": format!("invalid-{n}"), "price": "ten"}),
+            Kind::RolledBack => json!({"title": format!("rolled-back-{n}"), "price": 100}),
+        }
+    }
+
+    fn expected(self) -> StatusCode {
+        match self {
+            Kind::Valid => StatusCode::CREATED,
+            Kind::Invalid => StatusCode::UNPROCESSABLE_ENTITY,
+            Kind::RolledBack => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// How product creations ended, from the client's side.
+#[derive(Debug, Default)]
+struct Tally {
+    created: usize,
+    invalid: usize,
+    rolled_back: usize,
+    /// Cut off by a kill: committed or not, only the database knows.
+    unknown: usize,
+}
+
+/// Creates the products numbered `from..to` through the node at `base`, one after the
+/// other, until one gets no answer (the node was killed). Where it stopped.
+async fn produce(
+    client: Client,
+    base: String,
+    token: String,
+    from: usize,
+    to: usize,
+) -> (usize, Tally) {
+    let mut tally = Tally::default();
+    for n in from..to {
+        let kind = Kind::of(n);
+        let sent = client
+            .post(format!("{base}/v2/products"))
+            .bearer_auth(&token)
+            .json(&kind.body(n))
+            .send()
+            .await;
+        let Ok(response) = sent else {
+            tally.unknown += 1;
+            return (n + 1, tally);
+        };
+        let status = response.status();
+        if response.bytes().await.is_err() {
+            tally.unknown += 1;
+            return (n + 1, tally);
+        }
+        assert_eq!(status, kind.expected(), "product {n} ({kind:?})");
+        match kind {
+            Kind::Valid => tally.created += 1,
+            Kind::Invalid => tally.invalid += 1,
+            Kind::RolledBack => tally.rolled_back += 1,
+        }
+    }
+    (to, tally)
+}
+
+/// Received deliveries by their `X-Hook-Delivery`.
+fn by_delivery(received: &[Received]) -> BTreeMap<i64, Vec<&Received>> {
+    let mut map: BTreeMap<i64, Vec<&Received>> = BTreeMap::new();
+    for r in received {
+        let id = r
+            .header("x-hook-delivery")
+            .and_then(|v| v.parse().ok())
+            .expect("every delivery names itself");
+        map.entry(id).or_default().push(r);
+    }
+    map
+}
+
+/// Checks what the receiver got against the database: each of `deliveries` arrived at
+/// least once, with its event's `webhook-id` and body, and nothing else arrived. The
+/// number of duplicates.
+async fn check_received(db: &TestDb, received: &[Received], deliveries: &[(i64, i64)]) -> usize {
+    // What each committed event is about, as the database holds it.
+    let title_of: BTreeMap<i64, String> = db
+        .rows::<(i64, String)>("SELECT id, item FROM events")
+        .await
+        .into_iter()
+        .map(|(id, item)| {
+            let item: Value = serde_json::from_str(&item).unwrap();
+            (id, item["title"].as_str().unwrap_or_default().to_owned())
+        })
+        .collect();
+    let event_of: BTreeMap<i64, i64> = deliveries.iter().copied().collect();
+    let arrived = by_delivery(received);
+    for (delivery, event) in deliveries {
+        assert!(
+            arrived.contains_key(delivery),
+            "delivery {delivery} (event {event}) never arrived"
+        );
+    }
+    let mut duplicates = 0;
+    for (delivery, copies) in &arrived {
+        let event = event_of
+            .get(delivery)
+            .unwrap_or_else(|| panic!("delivery {delivery} arrived but was never committed"));
+        for copy in copies {
+            assert_eq!(
+                copy.header("webhook-id"),
+                Some(format!("evt_{event}").as_str()),
+                "every copy of delivery {delivery} carries its event's webhook-id"
+            );
+            let body = copy.json();
+            assert_eq!(body["sequence"], *event);
+            let title = body["_embedded"]["item"]["title"].as_str().unwrap();
+            assert!(
+                title_of
+                    .get(event)
+                    .is_some_and(|committed| committed == title)
+                    && !title.starts_with("rolled-back-")
+                    && !title.starts_with("invalid-"),
+                "{title} was delivered but never committed"
+            );
+        }
+        duplicates += copies.len() - 1;
+    }
+    duplicates
+}
+
+async fn killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted(backend: Backend) {
+    const PRODUCTS: usize = 60;
+    const KILLS: usize = 4;
+    let started = Instant::now();
+    let Some(setup) = Setup::new(backend).await else {
+        return;
+    };
+    let mut node = setup.node().await;
+    let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
+    let webhook = setup.subscribe(&node, &token).await;
+
+    // Produce in rounds; each of the first KILLS rounds ends with a SIGKILL at a random
+    // moment (while products are being created and their webhooks sent), and a restart on
+    // the same database. The last round produces what is left.
+    let mut next = 0;
+    let mut tally = Tally::default();
+    let mut kills = 0;
+    for round in 0..=KILLS {
+        let producing = tokio::spawn(produce(
+            setup.client.clone(),
+            node.base.clone(),
+            token.clone(),
+            next,
+            PRODUCTS,
+        ));
+        if round < KILLS {
+            tokio::time::sleep(Duration::from_millis(random_between(30, 400))).await;
+            node.kill().await;
+            kills += 1;
+        }
+        let (stopped, done) = producing.await.unwrap();
+        next = stopped;
+        tally.created += done.created;
+        tally.invalid += done.invalid;
+        tally.rolled_back += done.rolled_back;
+        tally.unknown += done.unknown;
+        if round < KILLS {
+            node = setup.node().await;
+        }
+    }
+    assert_eq!(next, PRODUCTS, "the last round produces the rest");
+
+    // Every committed product event has its delivery (the outbox), and nothing of the
+    // refused or rolled-back changes was committed.
+    assert_eq!(
+        setup
+            .db
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM events e WHERE e.topic LIKE 'products%' AND NOT EXISTS \
+                 (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.webhook_id = {webhook})"
+            ))
+            .await,
+        0
+    );
+    assert_eq!(
+        setup
+            .db
+            .scalar(
+                "SELECT COUNT(*) FROM products WHERE title LIKE 'rolled-back-%' OR title LIKE 'invalid-%'"
+            )
+            .await,
+        0
+    );
+    assert_eq!(
+        setup
+            .db
+            .scalar("SELECT COUNT(*) FROM events WHERE item LIKE '%rolled-back-%'")
+            .await,
+        0
+    );
+    let deliveries = setup.settled(webhook, Duration::from_secs(20)).await;
+    let committed = setup
+        .db
+        .scalar("SELECT COUNT(*) FROM products WHERE title LIKE 'crash-%'")
+        .await;
+    assert!(
+        usize::try_from(committed).unwrap() >= tally.created
+            && usize::try_from(committed).unwrap() <= tally.created + tally.unknown,
+        "{committed} committed; {tally:?}"
+    );
+    assert_eq!(
+        i64::try_from(deliveries.len()).unwrap(),
+        setup
+            .db
+            .scalar("SELECT COUNT(*) FROM events WHERE topic LIKE 'products%'")
+            .await,
+        "one delivery per committed product event"
+    );
+
+    let received = setup.receiver.deliveries();
+    let duplicates = check_received(&setup.db, &received, &deliveries).await;
+    node.kill().await;
+    println!(
+        "{backend:?}: {kills} kills; {} deliveries of committed events, {} requests received, \
+         {duplicates} duplicates; client side {tally:?}; {:.1} s",
+        deliveries.len(),
+        received.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        duplicates <= kills * in_flight_cap(),
+        "{duplicates} duplicates after {kills} kills"
+    );
+}
+
+/// Creates products `node-{from}` … `node-{to - 1}` through the node at `base`, one after
+/// the other; how many were created.
+async fn create_products(
+    client: Client,
+    base: String,
+    token: String,
+    from: usize,
+    to: usize,
+) -> usize {
+    for n in from..to {
+        let (status, body) = json(
+            client
+                .post(format!("{base}/v2/products"))
+                .bearer_auth(&token)
+                .json(&json!({"title": format!("node-{n}"), "price": 100}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+    }
+    to - from
+}
+
+/// Watches a subscription's claims on PostgreSQL: the most distinct nodes seen holding
+/// claims at once, and how many deliveries were claimed at the last look.
+struct ClaimWatcher {
+    owners: Arc<AtomicI64>,
+    claimed: Arc<AtomicI64>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ClaimWatcher {
+    async fn start(url: &str, webhook: i64) -> Self {
+        let pool = sqlx::PgPool::connect(url)
+            .await
+            .expect("connect to PostgreSQL");
+        let owners = Arc::new(AtomicI64::new(0));
+        let claimed = Arc::new(AtomicI64::new(0));
+        let (most, last) = (owners.clone(), claimed.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let (nodes, count): (i64, i64) = sqlx::query_as(
+                    "SELECT COUNT(DISTINCT lease_owner), COUNT(*) FROM webhook_deliveries \
+                     WHERE webhook_id = $1 AND lease_owner IS NOT NULL",
+                )
+                .bind(webhook)
+                .fetch_one(&pool)
+                .await
+                .expect("the claims are readable");
+                most.fetch_max(nodes, Ordering::SeqCst);
+                last.store(count, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        });
+        Self {
+            owners,
+            claimed,
+            task,
+        }
+    }
+
+    fn most_owners(&self) -> i64 {
+        self.owners.load(Ordering::SeqCst)
+    }
+
+    fn claimed(&self) -> i64 {
+        self.claimed.load(Ordering::SeqCst)
+    }
+
+    fn reset(&self) {
+        self.owners.store(0, Ordering::SeqCst);
+    }
+}
+
+impl Drop for ClaimWatcher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backend) {
+    const EVENTS: usize = 80;
+    if backend == Backend::Sqlite {
+        eprintln!("notice: nodes share a database on PostgreSQL only; nothing to test on SQLite");
+        return;
+    }
+    let started = Instant::now();
+    let Some(setup) = Setup::new(backend).await else {
+        return;
+    };
+    let nodes = [setup.node().await, setup.node().await];
+    let token = demo_owner_token(&setup.client, &nodes[0].base, &setup.demo).await;
+    let webhook = setup.subscribe(&nodes[0], &token).await;
+    let watcher = ClaimWatcher::start(&setup.db.url, webhook).await;
+
+    // Both nodes take changes and share the deliveries: each is sent exactly once.
+    let producing: Vec<_> = nodes
+        .iter()
+        .zip([(0, EVENTS / 2), (EVENTS / 2, EVENTS)])
+        .map(|(node, (from, to))| {
+            tokio::spawn(create_products(
+                setup.client.clone(),
+                node.base.clone(),
+                token.clone(),
+                from,
+                to,
+            ))
+        })
+        .collect();
+    for producer in producing {
+        producer.await.unwrap();
+    }
+    let deliveries = setup.settled(webhook, Duration::from_secs(20)).await;
+    assert_eq!(deliveries.len(), EVENTS);
+    let received = setup.receiver.deliveries();
+    assert_eq!(
+        check_received(&setup.db, &received, &deliveries).await,
+        0,
+        "no delivery is sent twice"
+    );
+    assert_eq!(received.len(), EVENTS);
+    assert_eq!(
+        setup
+            .db
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
+                 WHERE d.webhook_id = {webhook}"
+            ))
+            .await,
+        i64::try_from(EVENTS).unwrap(),
+        "one attempt per delivery"
+    );
+    let shared = watcher.most_owners();
+
+    // More changes, answered more slowly; once both nodes hold claims, one of them is
+    // killed. The other takes its deliveries over when their leases end.
+    setup
+        .receiver
+        .answer_always(Reply::ok().delayed(Duration::from_millis(100)));
+    watcher.reset();
+    let [a, b] = nodes;
+    let (mut victim, mut survivor) = if random_between(0, 2) == 0 {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let producing = tokio::spawn(create_products(
+        setup.client.clone(),
+        survivor.base.clone(),
+        token.clone(),
+        EVENTS,
+        2 * EVENTS,
+    ));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while watcher.most_owners() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the two nodes never held claims at once"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let claimed = watcher.claimed();
+    victim.kill().await;
+    let killed_at = Instant::now();
+    assert_eq!(producing.await.unwrap(), EVENTS);
+    let deliveries = setup.settled(webhook, Duration::from_secs(20)).await;
+    let settled_after = killed_at.elapsed();
+    assert_eq!(deliveries.len(), 2 * EVENTS);
+    let received = setup.receiver.deliveries();
+    let duplicates = check_received(&setup.db, &received, &deliveries).await;
+    drop(watcher);
+    survivor.kill().await;
+    println!(
+        "{backend:?}: two nodes sent {EVENTS} deliveries once each (claims held by {shared} nodes at once); \
+         then {EVENTS} more, one node killed while {claimed} deliveries were claimed: {} requests for {} \
+         deliveries, {duplicates} duplicates, settled {:.1} s after the kill; {:.1} s in all",
+        received.len(),
+        deliveries.len(),
+        settled_after.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        duplicates <= in_flight_cap(),
+        "{duplicates} duplicates after one kill"
+    );
+}

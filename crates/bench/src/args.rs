@@ -26,6 +26,9 @@ pub struct Args {
     /// (e.g. 10000,1000000); the catalog grows from one size to the next.
     #[arg(long, value_delimiter = ',', default_value = "10000")]
     pub products: Vec<usize>,
+    /// Measure webhook delivery only, not the API scenarios.
+    #[arg(long)]
+    pub webhooks_only: bool,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,

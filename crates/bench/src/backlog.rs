@@ -13,7 +13,9 @@ const BATCH: usize = 250;
 
 pub async fn load(database_url: &str, count: usize) -> Result<()> {
     let db = Database::connect(database_url, &StoreOptions::default()).await?;
-    let seller = sellers::first(&db).await?.context("the database has no seller")?;
+    let seller = sellers::first(&db)
+        .await?
+        .context("the database has no seller")?;
     let mut written = 0;
     while written < count {
         let mut tx = db.begin().await?;

@@ -80,6 +80,9 @@ async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Re
     let demo = process::seed(database_url).await?;
     let deliveries = webhooks::run(database_url, &demo, args).await?;
     report::print_webhooks(backend, &deliveries);
+    if args.webhooks_only {
+        return Ok(true);
+    }
     let server = Server::start(database_url).await?;
     let pid = server.pid();
     let result = measure_all(&server, &demo, database_url, backend, pid, args).await;

@@ -84,7 +84,10 @@ pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<Web
     let per_second = expected as f64 / drain.as_secs_f64().max(0.001);
 
     // At half that rate, the time from each write to its deliveries' arrival.
-    let rate_events = (per_second / 2.0 / SUBSCRIPTIONS as f64).max(1.0);
+    let rate_events = std::env::var("RATE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or((per_second / 2.0 / SUBSCRIPTIONS as f64).max(1.0));
     let api = Api::new(&client, &server.url, demo).await?;
     let mut sent = Vec::new();
     let interval = Duration::from_secs_f64(1.0 / rate_events);
@@ -103,7 +106,11 @@ pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<Web
     let total = expected + (sent.len() * SUBSCRIPTIONS) as u64;
     wait_for(&seen, total).await?;
     let mut latency_us = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3)?;
-    let arrivals = seen.arrivals.lock().expect("the arrivals are never poisoned").clone();
+    let arrivals = seen
+        .arrivals
+        .lock()
+        .expect("the arrivals are never poisoned")
+        .clone();
     for (stock, arrived) in arrivals {
         if let Some((_, at)) = sent.iter().find(|(level, _)| *level == stock) {
             let micros = arrived.saturating_duration_since(*at).as_micros();
@@ -160,7 +167,10 @@ async fn receive(State(seen): State<Arc<Seen>>, headers: HeaderMap, body: Bytes)
         return response;
     }
     seen.deliveries.fetch_add(1, Ordering::SeqCst);
-    if headers.get("x-hook-topic") == Some(&HeaderValue::from_static("products.updated.variants.updated"))
+    if headers.get("x-hook-topic")
+        == Some(&HeaderValue::from_static(
+            "products.updated.variants.updated",
+        ))
         && let Ok(body) = serde_json::from_slice::<Value>(&body)
         && let Some(stock) = body["_embedded"]["item"]["stock"].as_i64()
     {
@@ -190,7 +200,12 @@ impl<'a> Api<'a> {
         })
     }
 
-    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Result<Value> {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
         let mut request = self
             .client
             .request(method.clone(), format!("{}{path}", self.base))
@@ -198,10 +213,16 @@ impl<'a> Api<'a> {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request.send().await.with_context(|| format!("{method} {path}"))?;
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("{method} {path}"))?;
         let status = response.status();
         let body: Value = response.json().await.unwrap_or(Value::Null);
-        ensure!(status.is_success(), "{method} {path} answered {status}: {body}");
+        ensure!(
+            status.is_success(),
+            "{method} {path} answered {status}: {body}"
+        );
         Ok(body)
     }
 
@@ -233,7 +254,9 @@ impl<'a> Api<'a> {
 
     async fn await_active(&self, id: i64) -> Result<()> {
         for _ in 0..500 {
-            let webhook = self.send(reqwest::Method::GET, &format!("/v2/webhooks/{id}"), None).await?;
+            let webhook = self
+                .send(reqwest::Method::GET, &format!("/v2/webhooks/{id}"), None)
+                .await?;
             match webhook["status"].as_str() {
                 Some("active") => return Ok(()),
                 Some("pending") => tokio::time::sleep(Duration::from_millis(20)).await,
@@ -245,7 +268,11 @@ impl<'a> Api<'a> {
 
     async fn stock(&self, product: i64, variant: i64) -> Result<i64> {
         let v = self
-            .send(reqwest::Method::GET, &format!("/v2/products/{product}/variants/{variant}"), None)
+            .send(
+                reqwest::Method::GET,
+                &format!("/v2/products/{product}/variants/{variant}"),
+                None,
+            )
             .await?;
         v["stock"].as_i64().context("a stock level")
     }

@@ -34,6 +34,12 @@ impl Timestamp {
         Self(self.0.saturating_add(secs.saturating_mul(1_000_000)))
     }
 
+    /// Later by `span`, to the microsecond (saturating).
+    pub fn plus(self, span: std::time::Duration) -> Self {
+        let micros = i64::try_from(span.as_micros()).unwrap_or(i64::MAX);
+        Self(self.0.saturating_add(micros))
+    }
+
     /// Truncated to whole seconds, as HTTP dates and the API show it.
     pub fn truncated_to_secs(self) -> Self {
         Self::from_secs(self.as_secs())
@@ -138,6 +144,20 @@ mod tests {
         assert_eq!(day.to_rfc3339(), "2026-11-22T00:00:00Z");
         assert!(Timestamp::parse("22/11/2026").is_none());
         assert!(Timestamp::parse("2026-13-01").is_none());
+    }
+
+    #[test]
+    fn spans_are_added_to_the_microsecond() {
+        let t = Timestamp::from_micros(1_000_000);
+        assert_eq!(
+            t.plus(std::time::Duration::from_millis(250)).as_micros(),
+            1_250_000
+        );
+        assert_eq!(
+            t.plus(std::time::Duration::from_micros(1)).as_micros(),
+            1_000_001
+        );
+        assert_eq!(t.plus(std::time::Duration::MAX).as_micros(), i64::MAX);
     }
 
     #[test]

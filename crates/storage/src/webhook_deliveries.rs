@@ -24,9 +24,10 @@ pub(crate) fn wake_dispatchers() {
     WAKE.notify_waiters();
 }
 
-/// Resolves when this process committed new dispatcher work (or another node said so).
-pub async fn woken() {
-    WAKE.notified().await;
+/// Resolves when this process committed new dispatcher work (or another node said so)
+/// after this call: listen before looking, so that work committed meanwhile is not missed.
+pub fn woken() -> tokio::sync::futures::Notified<'static> {
+    WAKE.notified()
 }
 
 /// Wakes this process's dispatchers (for a notification from another node).
@@ -50,6 +51,9 @@ pub struct Delivery {
     pub replay_id: Option<i64>,
     pub last_status_code: Option<i64>,
     pub last_error: Option<String>,
+    /// When the current claim ends: the claim's token, so that only the attempt made
+    /// under it is recorded.
+    pub lease_expires_on: Option<i64>,
     #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
     #[sqlx(try_from = "i64")]
@@ -59,7 +63,7 @@ pub struct Delivery {
 macro_rules! columns {
     () => {
         "id, webhook_id, event_id, topic, resource_key, status, attempts, next_attempt_on, trigger, replay_id, \
-         last_status_code, last_error, created_on, updated_on"
+         last_status_code, last_error, lease_expires_on, created_on, updated_on"
     };
 }
 
@@ -140,68 +144,130 @@ async fn announce(tx: &mut Tx) -> Result<()> {
     Ok(())
 }
 
-/// Takes up to `limit` due deliveries of active, unpaused subscriptions (not those in
-/// `busy`), leased to `node` until `lease_until`. A per-resource subscription's delivery
-/// waits while an earlier one about the same resource is pending.
+/// The history's note on an attempt whose claim ran out before an answer was recorded.
+const INTERRUPTED: &str =
+    "the attempt was cut short: the node sending it stopped before recording an answer";
+
+/// Takes up to `limit` due deliveries of active, unpaused subscriptions (none of `full`'s),
+/// leased to `node` until `lease_until`. A per-resource subscription's delivery waits while
+/// an earlier one about the same resource is pending. A delivery whose earlier claim ran
+/// out unrecorded may have been sent: that attempt goes into the history as interrupted,
+/// and the next one carries the following number.
 pub async fn claim(
     db: &Database,
     node: &str,
     now: Timestamp,
     lease_until: Timestamp,
     limit: i64,
-    busy: &[i64],
+    full: &[i64],
 ) -> Result<Vec<Delivery>> {
-    let lock = match db.backend() {
-        Backend::Sqlite => "",
-        Backend::Postgres => " FOR UPDATE OF d SKIP LOCKED",
+    // The due index answers in order and the scan stops at the limit; `OFFSET 0` keeps
+    // PostgreSQL from turning the subscription check into a join.
+    let (lock, fence) = match db.backend() {
+        Backend::Sqlite => ("", ""),
+        Backend::Postgres => (" FOR UPDATE SKIP LOCKED", " OFFSET 0"),
     };
     let mut p = Params::new();
-    let owner = p.bind(Arg::Text(node.to_owned()));
-    let until = p.bind(Arg::Int(lease_until.as_micros()));
-    let now = p.bind(Arg::Int(now.as_micros()));
-    let busy = if busy.is_empty() {
+    let at = p.bind(Arg::Int(now.as_micros()));
+    let excluded = if full.is_empty() {
         String::new()
     } else {
         format!(
             "AND d.webhook_id NOT IN ({}) ",
-            p.bind_all(busy.iter().copied().map(Arg::Int))
+            p.bind_all(full.iter().copied().map(Arg::Int))
         )
     };
     let sql = format!(
-        "UPDATE webhook_deliveries SET lease_owner = {owner}, lease_expires_on = {until} WHERE id IN (\
-         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id \
-         WHERE d.status = 'pending' AND d.next_attempt_on <= {now} \
-         AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {now}) \
-         AND w.status = 'active' AND (w.paused_until IS NULL OR w.paused_until <= {now}) \
-         {busy}AND (w.ordering = 'none' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e WHERE e.webhook_id = d.webhook_id \
-         AND e.resource_key = d.resource_key AND e.status = 'pending' AND e.id < d.id)) \
-         ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}) RETURNING {}",
-        columns!()
+        "SELECT d.id, d.lease_expires_on FROM webhook_deliveries d \
+         WHERE d.status = 'pending' AND d.next_attempt_on <= {at} \
+         AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) {excluded}\
+         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
+         AND (w.paused_until IS NULL OR w.paused_until <= {at}) \
+         AND (w.ordering = 'none' OR NOT EXISTS (SELECT 1 FROM webhook_deliveries e \
+         WHERE e.webhook_id = d.webhook_id AND e.resource_key = d.resource_key AND e.status = 'pending' \
+         AND e.id < d.id)){fence}) \
+         ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}",
+        limit = p.bind(Arg::Int(limit)),
     );
     let mut tx = db.begin().await?;
-    let claimed = with_conn!(Exec::Tx(&mut tx), |c| {
-        crate::sql::bind_as(
-            sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(sql)),
-            p.args(),
-        )
-        .fetch_all(c)
-        .await
+    if db.backend() == Backend::Postgres {
+        // A backlog arrives faster than statistics follow: without these, a plan guessed
+        // for a few rows sorts every due delivery on each claim.
+        with_conn!(Exec::Tx(&mut tx), |c| {
+            sqlx::raw_sql("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off")
+                .execute(c)
+                .await
+                .map(|_| ())
+        })?;
+    }
+    let picked: Vec<(i64, Option<i64>)> = with_conn!(Exec::Tx(&mut tx), |c| {
+        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+            .fetch_all(c)
+            .await
     })?;
+    if picked.is_empty() {
+        tx.commit().await?;
+        return Ok(Vec::new());
+    }
+    let taken_over: Vec<i64> = picked
+        .iter()
+        .filter(|(_, lease)| lease.is_some())
+        .map(|(id, _)| *id)
+        .collect();
+    if !taken_over.is_empty() {
+        let mut p = Params::new();
+        let sql = format!(
+            "INSERT INTO webhook_attempts (delivery_id, number, trigger, url, status_code, duration_ms, error_class, \
+             error, created_on) SELECT d.id, d.attempts + 1, d.trigger, w.url, NULL, 0, {class}, {error}, {at} \
+             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id IN ({ids})",
+            class = p.bind(Arg::Text(ErrorClass::Interrupted.as_str().to_owned())),
+            error = p.bind(Arg::Text(INTERRUPTED.to_owned())),
+            at = p.bind(Arg::Int(now.as_micros())),
+            ids = p.bind_all(taken_over.iter().copied().map(Arg::Int)),
+        );
+        execute_bound(&mut tx, sql, p.args()).await?;
+    }
+    // Every SET expression reads the row as it was, before this claim.
+    let mut p = Params::new();
+    let sql = format!(
+        "UPDATE webhook_deliveries SET lease_owner = {owner}, lease_expires_on = {until}, \
+         attempts = attempts + CASE WHEN lease_expires_on IS NULL THEN 0 ELSE 1 END, \
+         last_status_code = CASE WHEN lease_expires_on IS NULL THEN last_status_code ELSE NULL END, \
+         last_error = CASE WHEN lease_expires_on IS NULL THEN last_error ELSE {error} END \
+         WHERE id IN ({ids}) RETURNING {}",
+        columns!(),
+        owner = p.bind(Arg::Text(node.to_owned())),
+        until = p.bind(Arg::Int(lease_until.as_micros())),
+        error = p.bind(Arg::Text(INTERRUPTED.to_owned())),
+        ids = p.bind_all(picked.iter().map(|(id, _)| Arg::Int(*id))),
+    );
+    let mut claimed = fetch_all_bound!(Exec::Tx(&mut tx), Delivery, sql, p.args())?;
     tx.commit().await?;
+    claimed.sort_by_key(|d| (d.next_attempt_on, d.id));
     Ok(claimed)
 }
 
-/// Gives deliveries back without an attempt (more than a subscription may send at once).
-pub async fn release(db: &Database, node: &str, ids: &[i64]) -> Result<()> {
-    if ids.is_empty() {
+/// Gives claimed deliveries back without an attempt, unless their claim already ran out.
+pub async fn release(db: &Database, node: &str, deliveries: &[&Delivery]) -> Result<()> {
+    if deliveries.is_empty() {
         return Ok(());
     }
     let mut p = Params::new();
+    let owner = p.bind(Arg::Text(node.to_owned()));
+    let claims: Vec<String> = deliveries
+        .iter()
+        .map(|d| {
+            format!(
+                "({}, {})",
+                p.bind(Arg::Int(d.id)),
+                p.bind(Arg::MaybeInt(d.lease_expires_on))
+            )
+        })
+        .collect();
     let sql = format!(
         "UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_on = NULL \
-         WHERE lease_owner = {} AND id IN ({})",
-        p.bind(Arg::Text(node.to_owned())),
-        p.bind_all(ids.iter().copied().map(Arg::Int))
+         WHERE lease_owner = {owner} AND (id, lease_expires_on) IN (VALUES {})",
+        claims.join(", ")
     );
     let mut tx = db.begin().await?;
     execute_bound(&mut tx, sql, p.args()).await?;
@@ -216,6 +282,8 @@ pub struct AttemptRecord<'a> {
     pub duration_ms: i64,
     pub error_class: Option<ErrorClass>,
     pub error: Option<&'a str>,
+    /// When the answer (or its absence) was known.
+    pub at: Timestamp,
 }
 
 /// Where a delivery goes after an attempt.
@@ -230,61 +298,97 @@ pub enum Next {
     Exhausted,
 }
 
-/// Records an attempt and moves the delivery on, if `node` still holds its lease.
-/// Answers whether it did.
+/// A finished attempt at a claimed delivery, and where the delivery goes next.
+pub struct Finished<'a> {
+    pub delivery: &'a Delivery,
+    pub attempt: AttemptRecord<'a>,
+    pub next: Next,
+}
+
+/// Records attempts and moves their deliveries on — only those made under the claim
+/// `node` still holds (same owner, same lease): an attempt that outlasted its lease may
+/// have been made again by whoever took the delivery over, and that one counts. Answers
+/// the ids recorded. Three statements whatever the number of attempts.
 pub async fn finish(
     tx: &mut Tx,
-    delivery: &Delivery,
     node: &str,
-    attempt: &AttemptRecord<'_>,
-    next: Next,
+    finished: &[Finished<'_>],
     now: Timestamp,
-) -> Result<bool> {
-    let (status, next_attempt_on) = match next {
-        Next::Succeeded => (DeliveryStatus::Succeeded, delivery.next_attempt_on),
-        Next::RetryAt(at) => (DeliveryStatus::Pending, at.as_micros()),
-        Next::Park => (DeliveryStatus::Pending, now.as_micros()),
-        Next::Exhausted => (DeliveryStatus::Failed, delivery.next_attempt_on),
-    };
-    let updated = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE webhook_deliveries SET status = $3, attempts = attempts + 1, next_attempt_on = $4, \
-             last_status_code = $5, last_error = $6, lease_owner = NULL, lease_expires_on = NULL, updated_on = $7 \
-             WHERE id = $1 AND lease_owner = $2",
-        )
-        .bind(delivery.id)
-        .bind(node)
-        .bind(status.as_str())
-        .bind(next_attempt_on)
-        .bind(attempt.status_code)
-        .bind(attempt.error)
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|done| done.rows_affected())
-    })?;
-    if updated == 0 {
-        return Ok(false);
+) -> Result<Vec<i64>> {
+    if finished.is_empty() {
+        return Ok(Vec::new());
     }
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "INSERT INTO webhook_attempts (delivery_id, number, trigger, url, status_code, duration_ms, error_class, \
-             error, created_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(delivery.id)
-        .bind(delivery.attempts + 1)
-        .bind(attempt.trigger.as_str())
-        .bind(attempt.url)
-        .bind(attempt.status_code)
-        .bind(attempt.duration_ms)
-        .bind(attempt.error_class.map(ErrorClass::as_str))
-        .bind(attempt.error)
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|_| ())
+    let mut p = Params::new();
+    let owner = p.bind(Arg::Text(node.to_owned()));
+    let updated_on = p.bind(Arg::Int(now.as_micros()));
+    let rows: Vec<String> = finished
+        .iter()
+        .map(|f| {
+            let d = f.delivery;
+            let (status, next_attempt_on) = match f.next {
+                Next::Succeeded => (DeliveryStatus::Succeeded, d.next_attempt_on),
+                Next::RetryAt(at) => (DeliveryStatus::Pending, at.as_micros()),
+                Next::Park => (DeliveryStatus::Pending, f.attempt.at.as_micros()),
+                Next::Exhausted => (DeliveryStatus::Failed, d.next_attempt_on),
+            };
+            format!(
+                "({}, {}, {}, {}, {}, {})",
+                p.bind(Arg::Int(d.id)),
+                p.bind(Arg::MaybeInt(d.lease_expires_on)),
+                p.bind(Arg::Text(status.as_str().to_owned())),
+                p.bind(Arg::Int(next_attempt_on)),
+                p.bind(Arg::MaybeInt(f.attempt.status_code)),
+                p.bind(Arg::MaybeText(f.attempt.error.map(str::to_owned))),
+            )
+        })
+        .collect();
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = v.status, attempts = webhook_deliveries.attempts + 1, \
+         next_attempt_on = v.next_on, last_status_code = v.code, last_error = v.error, lease_owner = NULL, \
+         lease_expires_on = NULL, updated_on = {updated_on} \
+         FROM (SELECT column1 AS id, column2 AS lease, column3 AS status, column4 AS next_on, column5 AS code, \
+         column6 AS error FROM (VALUES {}) AS t) AS v \
+         WHERE webhook_deliveries.id = v.id AND webhook_deliveries.lease_owner = {owner} \
+         AND webhook_deliveries.lease_expires_on = v.lease \
+         RETURNING webhook_deliveries.id, webhook_deliveries.attempts",
+        rows.join(", ")
+    );
+    let recorded: Vec<(i64, i64)> = with_conn!(Exec::Tx(tx), |c| {
+        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+            .fetch_all(c)
+            .await
     })?;
-    Ok(true)
+    if recorded.is_empty() {
+        return Ok(Vec::new());
+    }
+    let numbers: std::collections::HashMap<i64, i64> = recorded.iter().copied().collect();
+    let mut p = Params::new();
+    let rows: Vec<String> = finished
+        .iter()
+        .filter_map(|f| {
+            let number = *numbers.get(&f.delivery.id)?;
+            let a = &f.attempt;
+            Some(format!(
+                "({}, {}, {}, {}, {}, {}, {}, {}, {})",
+                p.bind(Arg::Int(f.delivery.id)),
+                p.bind(Arg::Int(number)),
+                p.bind(Arg::Text(a.trigger.as_str().to_owned())),
+                p.bind(Arg::Text(a.url.to_owned())),
+                p.bind(Arg::MaybeInt(a.status_code)),
+                p.bind(Arg::Int(a.duration_ms)),
+                p.bind(Arg::MaybeText(a.error_class.map(|c| c.as_str().to_owned()))),
+                p.bind(Arg::MaybeText(a.error.map(str::to_owned))),
+                p.bind(Arg::Int(a.at.as_micros())),
+            ))
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO webhook_attempts (delivery_id, number, trigger, url, status_code, duration_ms, error_class, \
+         error, created_on) VALUES {}",
+        rows.join(", ")
+    );
+    execute_bound(tx, sql, p.args()).await?;
+    Ok(recorded.into_iter().map(|(id, _)| id).collect())
 }
 
 #[derive(Clone, Debug, Default)]

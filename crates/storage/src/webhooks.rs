@@ -336,11 +336,13 @@ pub async fn claim_verifications(
 }
 
 /// Records a verification's outcome, if the subscription is still the pending one `node`
-/// leased.
+/// leased until `lease_until` (a ping that outlasted its claim may have been repeated by
+/// whoever took it over, and that one counts).
 pub async fn finish_verification(
     tx: &mut Tx,
     id: i64,
     node: &str,
+    lease_until: Timestamp,
     error: Option<&str>,
     now: Timestamp,
 ) -> Result<()> {
@@ -353,13 +355,14 @@ pub async fn finish_verification(
             "UPDATE webhooks SET status = $3, last_error = COALESCE($4, last_error), \
              last_error_on = CASE WHEN $4 IS NULL THEN last_error_on ELSE $5 END, verify_due_on = NULL, \
              lease_owner = NULL, lease_expires_on = NULL, updated_on = $5 \
-             WHERE id = $1 AND lease_owner = $2 AND status = 'pending'",
+             WHERE id = $1 AND lease_owner = $2 AND lease_expires_on = $6 AND status = 'pending'",
         )
         .bind(id)
         .bind(node)
         .bind(status.as_str())
         .bind(error)
         .bind(now.as_micros())
+        .bind(lease_until.as_micros())
         .execute(c)
         .await
         .map(|_| ())
@@ -370,47 +373,80 @@ pub async fn finish_verification(
     Ok(())
 }
 
-/// What an attempt did to its subscription's health, applied under the row's lock;
-/// answers the new health.
-pub async fn record_outcome(
-    tx: &mut Tx,
-    id: i64,
-    outcome: AttemptOutcome,
-    policy: FailurePolicy,
-    error: Option<&str>,
-    pause_until: Option<Timestamp>,
-    now: Timestamp,
-) -> Result<Option<Health>> {
+/// What one attempt did to its subscription.
+#[derive(Clone, Debug)]
+pub struct Outcome<'a> {
+    pub webhook_id: i64,
+    pub outcome: AttemptOutcome,
+    pub error: Option<&'a str>,
+    /// A target that asked to be left alone (429 or 503 with `Retry-After`) until then.
+    pub pause_until: Option<Timestamp>,
+    pub at: Timestamp,
+}
+
+/// Locks subscriptions for recording attempts' outcomes — in id order, and before any
+/// delivery row, as deleting a subscription does — and answers them as they are.
+pub async fn lock_for_outcomes(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
     let lock = match tx.backend() {
         Backend::Sqlite => "",
-        Backend::Postgres => " FOR UPDATE",
+        Backend::Postgres => " FOR NO KEY UPDATE",
     };
-    let sql = format!("SELECT {} FROM webhooks WHERE id = $1{lock}", columns!());
-    let current: Option<Webhook> = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Webhook>(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(c)
-            .await
-    })?;
-    let Some(current) = current else {
-        return Ok(None);
-    };
-    let health = current.health().after(outcome, policy);
     let mut p = Params::new();
     let sql = format!(
-        "UPDATE webhooks SET status = {}, error_count = {}, exhausted_count = {}, \
-         last_error = COALESCE({}, last_error), last_error_on = CASE WHEN {} IS NULL THEN last_error_on ELSE {} END, \
-         paused_until = COALESCE({}, paused_until), updated_on = {} WHERE id = {}",
-        p.bind(Arg::Text(health.status.as_str().into())),
-        p.bind(Arg::Int(i64::from(health.error_count))),
-        p.bind(Arg::Int(i64::from(health.exhausted_count))),
-        p.bind(Arg::MaybeText(error.map(str::to_owned))),
-        p.bind(Arg::MaybeText(error.map(str::to_owned))),
-        p.bind(Arg::Int(now.as_micros())),
-        p.bind(Arg::MaybeInt(pause_until.map(Timestamp::as_micros))),
-        p.bind(Arg::Int(now.as_micros())),
-        p.bind(Arg::Int(id)),
+        "SELECT {} FROM webhooks WHERE id IN ({}) ORDER BY id{lock}",
+        columns!(),
+        p.bind_all(ids.iter().copied().map(Arg::Int))
     );
-    crate::products::execute_bound(tx, sql, p.args()).await?;
-    Ok(Some(health))
+    Ok(fetch_all_bound!(Exec::Tx(tx), Webhook, sql, p.args())?)
+}
+
+/// Applies attempts' outcomes, in order, to the health of subscriptions locked by
+/// [`lock_for_outcomes`]; writes only those that changed. Answers their new health.
+pub async fn record_outcomes(
+    tx: &mut Tx,
+    locked: &[Webhook],
+    outcomes: &[Outcome<'_>],
+    policy: FailurePolicy,
+    now: Timestamp,
+) -> Result<Vec<(i64, Health)>> {
+    let mut changed = Vec::new();
+    for webhook in locked {
+        let before = webhook.health();
+        let mut health = before;
+        let mut last_error = None;
+        let mut pause_until: Option<Timestamp> = None;
+        for o in outcomes.iter().filter(|o| o.webhook_id == webhook.id) {
+            health = health.after(o.outcome, policy);
+            if let Some(error) = o.error {
+                last_error = Some((error, o.at));
+            }
+            pause_until = pause_until.max(o.pause_until);
+        }
+        if health == before && last_error.is_none() && pause_until.is_none() {
+            continue;
+        }
+        let mut p = Params::new();
+        let sql = format!(
+            "UPDATE webhooks SET status = {}, error_count = {}, exhausted_count = {}, \
+             last_error = COALESCE({}, last_error), last_error_on = COALESCE({}, last_error_on), \
+             paused_until = COALESCE({}, paused_until), updated_on = {} WHERE id = {}",
+            p.bind(Arg::Text(health.status.as_str().into())),
+            p.bind(Arg::Int(i64::from(health.error_count))),
+            p.bind(Arg::Int(i64::from(health.exhausted_count))),
+            p.bind(Arg::MaybeText(last_error.map(|(e, _)| e.to_owned()))),
+            p.bind(Arg::MaybeInt(last_error.map(|(_, at)| at.as_micros()))),
+            p.bind(Arg::MaybeInt(pause_until.map(Timestamp::as_micros))),
+            p.bind(Arg::Int(now.as_micros())),
+            p.bind(Arg::Int(webhook.id)),
+        );
+        crate::products::execute_bound(tx, sql, p.args()).await?;
+        changed.push((webhook.id, health));
+    }
+    Ok(changed)
 }

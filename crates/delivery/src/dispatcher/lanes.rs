@@ -1,0 +1,203 @@
+//! This node's lanes of claimed deliveries, one per subscription: at most `per_lane`
+//! attempts in flight for one subscription and `max_sending` in all, with as many again
+//! waiting per subscription, so that a slow target holds only its own share and a fast
+//! one never waits for a database round trip between attempts.
+
+use std::collections::{HashMap, VecDeque};
+
+pub struct Lanes<T> {
+    lanes: HashMap<i64, Lane<T>>,
+    per_lane: usize,
+    max_sending: usize,
+    sending: usize,
+    held: usize,
+}
+
+struct Lane<T> {
+    sending: usize,
+    waiting: VecDeque<T>,
+}
+
+impl<T> Lane<T> {
+    fn held(&self) -> usize {
+        self.sending + self.waiting.len()
+    }
+}
+
+impl<T> Lanes<T> {
+    pub fn new(per_lane: usize, max_sending: usize) -> Self {
+        Self {
+            lanes: HashMap::new(),
+            per_lane: per_lane.max(1),
+            max_sending: max_sending.max(1),
+            sending: 0,
+            held: 0,
+        }
+    }
+
+    /// Deliveries in flight or waiting.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.held
+    }
+
+    /// How many more deliveries may be claimed: twice what may be in flight, in all.
+    pub fn room(&self) -> usize {
+        (2 * self.max_sending).saturating_sub(self.held)
+    }
+
+    fn capacity(&self) -> usize {
+        2 * self.per_lane
+    }
+
+    /// Subscriptions not to claim for now: holding more than half their capacity.
+    pub fn full(&self) -> Vec<i64> {
+        let mark = self.capacity() / 2;
+        self.lanes
+            .iter()
+            .filter(|(_, lane)| lane.held() > mark)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Whether a claim could add anything: some lane is below its refill mark, or none is
+    /// full at all.
+    pub fn refillable(&self) -> bool {
+        let mark = self.capacity() / 2;
+        self.lanes.is_empty() || self.lanes.values().any(|lane| lane.held() <= mark)
+    }
+
+    /// Takes a claimed delivery into its subscription's lane, or gives it back when the
+    /// lane is at capacity.
+    pub fn admit(&mut self, webhook: i64, item: T) -> Result<(), T> {
+        let capacity = self.capacity();
+        let lane = self.lanes.entry(webhook).or_insert_with(|| Lane {
+            sending: 0,
+            waiting: VecDeque::new(),
+        });
+        if lane.held() >= capacity {
+            return Err(item);
+        }
+        lane.waiting.push_back(item);
+        self.held += 1;
+        Ok(())
+    }
+
+    /// The waiting deliveries that may be sent now, marked as in flight; those that
+    /// `fresh` rejects (their claim runs out too soon) are dropped and answered apart.
+    pub fn ready(&mut self, fresh: impl Fn(&T) -> bool) -> (Vec<(i64, T)>, Vec<T>) {
+        let mut ready = Vec::new();
+        let mut stale = Vec::new();
+        for (id, lane) in &mut self.lanes {
+            while lane.sending < self.per_lane && self.sending < self.max_sending {
+                let Some(item) = lane.waiting.pop_front() else {
+                    break;
+                };
+                if fresh(&item) {
+                    lane.sending += 1;
+                    self.sending += 1;
+                    ready.push((*id, item));
+                } else {
+                    self.held -= 1;
+                    stale.push(item);
+                }
+            }
+        }
+        self.lanes.retain(|_, lane| lane.held() > 0);
+        (ready, stale)
+    }
+
+    /// An attempt of this subscription ended; answers whether its lane may be refilled.
+    pub fn sent(&mut self, webhook: i64) -> bool {
+        let mark = self.capacity() / 2;
+        let Some(lane) = self.lanes.get_mut(&webhook) else {
+            return true;
+        };
+        if lane.sending > 0 {
+            lane.sending -= 1;
+            self.sending -= 1;
+            self.held -= 1;
+        }
+        let held = lane.held();
+        if held == 0 {
+            self.lanes.remove(&webhook);
+        }
+        held <= mark
+    }
+
+    /// Stops a subscription's lane (its target asked to be left alone, or it is no longer
+    /// active): answers the deliveries that were waiting, to be given back.
+    pub fn halt(&mut self, webhook: i64) -> Vec<T> {
+        let Some(lane) = self.lanes.get_mut(&webhook) else {
+            return Vec::new();
+        };
+        let waiting: Vec<T> = lane.waiting.drain(..).collect();
+        self.held -= waiting.len();
+        if lane.held() == 0 {
+            self.lanes.remove(&webhook);
+        }
+        waiting
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(ready: &[(i64, u32)]) -> Vec<u32> {
+        let mut items: Vec<u32> = ready.iter().map(|(_, item)| *item).collect();
+        items.sort_unstable();
+        items
+    }
+
+    #[test]
+    fn a_lane_sends_its_share_and_keeps_as_many_waiting() {
+        let mut lanes = Lanes::new(2, 100);
+        for item in 0..5 {
+            let admitted = lanes.admit(7, item);
+            assert_eq!(admitted.is_ok(), item < 4, "item {item}");
+        }
+        let (ready, stale) = lanes.ready(|_| true);
+        assert_eq!(ids(&ready), vec![0, 1]);
+        assert!(stale.is_empty());
+        assert_eq!(lanes.full(), vec![7], "4 held of 4 is more than half");
+        assert!(!lanes.refillable());
+        assert!(lanes.ready(|_| true).0.is_empty(), "two in flight already");
+        assert!(!lanes.sent(7), "3 held is still more than half");
+        assert_eq!(ids(&lanes.ready(|_| true).0), vec![2]);
+        assert!(lanes.sent(7), "2 held: the lane may be refilled");
+        assert!(lanes.full().is_empty());
+        assert!(lanes.refillable());
+        assert_eq!(lanes.held(), 2);
+    }
+
+    #[test]
+    fn the_node_wide_cap_holds_across_lanes() {
+        let mut lanes = Lanes::new(4, 3);
+        for webhook in 1..=3 {
+            for item in 0..2 {
+                lanes.admit(webhook, webhook as u32 * 10 + item).unwrap();
+            }
+        }
+        assert_eq!(lanes.ready(|_| true).0.len(), 3);
+        assert!(lanes.ready(|_| true).0.is_empty());
+        assert_eq!(lanes.room(), 0);
+    }
+
+    #[test]
+    fn stale_and_halted_deliveries_are_answered_for_giving_back() {
+        let mut lanes = Lanes::new(1, 10);
+        for item in 0..2 {
+            lanes.admit(1, item).unwrap();
+        }
+        lanes.admit(2, 9).unwrap();
+        let (ready, stale) = lanes.ready(|item| *item != 9);
+        assert_eq!(ids(&ready), vec![0]);
+        assert_eq!(stale, vec![9]);
+        assert_eq!(lanes.halt(1), vec![1]);
+        assert_eq!(lanes.held(), 1, "only the attempt in flight");
+        assert!(lanes.sent(1));
+        assert_eq!(lanes.held(), 0);
+        assert!(lanes.halt(1).is_empty());
+    }
+}

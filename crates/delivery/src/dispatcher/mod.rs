@@ -1,0 +1,478 @@
+//! The dispatcher: a loop on every node that claims due work with leases — verification
+//! pings of pending subscriptions and due deliveries — sends it, and records what
+//! happened. It wakes when work is committed (in this process, or on any node through
+//! PostgreSQL) and polls slowly otherwise.
+//!
+//! Guarantees: a delivery exists only for a committed event; every one is attempted until
+//! it succeeds or its schedule runs out; a node that dies mid-attempt loses its lease,
+//! and another node sends again (with the same `webhook-id`). A slow or failing target
+//! holds at most `per_webhook` of the `max_in_flight` slots.
+//!
+//! Claimed deliveries wait in per-subscription [`lanes`]; finished attempts are recorded
+//! in batches by the [`recorder`].
+
+mod lanes;
+mod recorder;
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use domain::webhook::FailurePolicy;
+use domain::{Clock, Timestamp};
+use storage::secret_box::SecretBox;
+use storage::webhook_deliveries::{self, Delivery};
+use storage::webhooks::{self, Webhook};
+use storage::{Database, events, shops};
+use tokio::sync::{Notify, mpsc};
+
+use self::lanes::Lanes;
+use crate::request::{self, Answer, Envelope};
+use crate::signature::WebhookSecret;
+use crate::ssrf::{self, Guard};
+use crate::verify;
+
+#[derive(Clone, Debug)]
+pub struct DispatcherConfig {
+    /// Names this node in leases.
+    pub node: String,
+    /// Where `_links` in bodies point.
+    pub public_url: String,
+    pub guard: Guard,
+    pub policy: FailurePolicy,
+    pub connect_timeout: Duration,
+    pub total_timeout: Duration,
+    /// How long a claim holds: longer than an attempt can take.
+    pub lease: Duration,
+    /// Deliveries claimed at once, at most.
+    pub batch: i64,
+    /// Attempts in flight for one subscription (on this node).
+    pub per_webhook: usize,
+    /// Attempts in flight on this node.
+    pub max_in_flight: usize,
+    /// How often to look for work when nothing wakes the dispatcher.
+    pub poll: Duration,
+}
+
+impl DispatcherConfig {
+    pub fn new(public_url: String, guard: Guard) -> Self {
+        Self {
+            node: hex(&storage::secrets::random_bytes(8)),
+            public_url,
+            guard,
+            policy: FailurePolicy::default(),
+            connect_timeout: Duration::from_secs(5),
+            total_timeout: Duration::from_secs(15),
+            lease: Duration::from_secs(60),
+            batch: 64,
+            per_webhook: 4,
+            max_in_flight: 256,
+            poll: Duration::from_secs(1),
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub struct Dispatcher {
+    db: Database,
+    secrets: SecretBox,
+    clock: Arc<dyn Clock>,
+    config: DispatcherConfig,
+    client: reqwest::Client,
+    lanes: Mutex<Lanes<Claimed>>,
+    /// Rung when a lane may be refilled while more work may be due.
+    freed: Notify,
+    /// Whether due deliveries may be waiting beyond what this node holds: the last claim
+    /// filled its batch, or left out full lanes, or gave some back.
+    backlog: AtomicBool,
+    finished: mpsc::UnboundedSender<Attempted>,
+    /// The recorder's end of `finished`, until `run` starts it.
+    to_record: Mutex<Option<mpsc::UnboundedReceiver<Attempted>>>,
+}
+
+/// A subscription as its attempts need it, prepared once per claim.
+struct Target {
+    webhook: Webhook,
+    subdomain: String,
+    /// The secrets that sign now: its own, and the one before a rotation until its grace
+    /// period ends.
+    secrets: Vec<WebhookSecret>,
+    password: Option<String>,
+}
+
+/// A claimed delivery, ready to be sent.
+struct Claimed {
+    delivery: Delivery,
+    target: Arc<Target>,
+    event: Arc<events::Event>,
+}
+
+/// An attempt made, to be recorded.
+struct Attempted {
+    claimed: Claimed,
+    answer: Answer,
+    at: Timestamp,
+}
+
+impl Claimed {
+    fn webhook(&self) -> &Webhook {
+        &self.target.webhook
+    }
+}
+
+impl Dispatcher {
+    pub fn new(
+        db: Database,
+        secrets: SecretBox,
+        clock: Arc<dyn Clock>,
+        config: DispatcherConfig,
+    ) -> Result<Arc<Self>, reqwest::Error> {
+        let client = ssrf::client(
+            config.guard.clone(),
+            config.connect_timeout,
+            config.total_timeout,
+        )?;
+        let (finished, to_record) = mpsc::unbounded_channel();
+        Ok(Arc::new(Self {
+            lanes: Mutex::new(Lanes::new(config.per_webhook, config.max_in_flight)),
+            db,
+            secrets,
+            clock,
+            config,
+            client,
+            freed: Notify::new(),
+            backlog: AtomicBool::new(false),
+            finished,
+            to_record: Mutex::new(Some(to_record)),
+        }))
+    }
+
+    /// Runs until the task is aborted.
+    pub async fn run(self: Arc<Self>) {
+        tokio::spawn(webhook_deliveries::relay_notifications(self.db.clone()));
+        if let Some(to_record) = self.to_record.lock().expect("never poisoned").take() {
+            tokio::spawn(recorder::run(self.clone(), to_record));
+        }
+        let mut woken_by_work = true;
+        loop {
+            // Listen before looking, so that work committed meanwhile is not missed.
+            let woken = webhook_deliveries::woken();
+            let freed = self.freed.notified();
+            if let Err(err) = self.clone().tick(woken_by_work).await {
+                tracing::warn!(error = %err, "webhook dispatch failed; retrying");
+            }
+            woken_by_work = tokio::select! {
+                () = woken => true,
+                () = freed => false,
+                () = tokio::time::sleep(self.config.poll) => true,
+            };
+        }
+    }
+
+    fn lanes(&self) -> std::sync::MutexGuard<'_, Lanes<Claimed>> {
+        self.lanes.lock().expect("the lanes are never poisoned")
+    }
+
+    /// Claims and starts whatever is due now; pings pending subscriptions too unless only
+    /// a lane was freed.
+    async fn tick(self: Arc<Self>, with_pings: bool) -> storage::Result<()> {
+        let now = self.clock.now();
+        let lease_until = now.plus(self.config.lease);
+        if with_pings {
+            for webhook in
+                webhooks::claim_verifications(&self.db, &self.config.node, now, lease_until, 16)
+                    .await?
+            {
+                let this = self.clone();
+                tokio::spawn(async move { this.verify(webhook, lease_until).await });
+            }
+        }
+        // Bounded: each round fills lanes or finds nothing more.
+        for _ in 0..16 {
+            let (full, room) = {
+                let lanes = self.lanes();
+                // Freed lanes were refilled meanwhile: a claim would only scan past their
+                // backlogs. New work, or the poll, looks anyway.
+                if !with_pings && !lanes.refillable() {
+                    break;
+                }
+                (lanes.full(), lanes.room())
+            };
+            let limit = self
+                .config
+                .batch
+                .min(i64::try_from(room).unwrap_or(i64::MAX));
+            if limit <= 0 {
+                break;
+            }
+            let claimed = webhook_deliveries::claim(
+                &self.db,
+                &self.config.node,
+                now,
+                lease_until,
+                limit,
+                &full,
+            )
+            .await?;
+            let got = i64::try_from(claimed.len()).unwrap_or(0);
+            let gave_back = self.accept(claimed).await?;
+            self.backlog.store(
+                got == limit || !full.is_empty() || gave_back,
+                Ordering::SeqCst,
+            );
+            self.pump();
+            if got < limit {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts claimed deliveries into their lanes; gives back those beyond a lane's share,
+    /// and answers whether it did.
+    async fn accept(&self, claimed: Vec<Delivery>) -> storage::Result<bool> {
+        if claimed.is_empty() {
+            return Ok(false);
+        }
+        let mut webhook_ids: Vec<i64> = claimed.iter().map(|d| d.webhook_id).collect();
+        webhook_ids.sort_unstable();
+        webhook_ids.dedup();
+        let event_ids: Vec<i64> = claimed.iter().map(|d| d.event_id).collect();
+        let (targets, events) = tokio::try_join!(
+            webhooks::by_ids(&self.db, &webhook_ids),
+            events::by_ids(&self.db, &event_ids),
+        )?;
+        let mut shop_ids: Vec<i64> = targets.iter().map(|w| w.shop_id).collect();
+        shop_ids.sort_unstable();
+        shop_ids.dedup();
+        let subdomains: HashMap<i64, String> = shops::by_ids(&self.db, &shop_ids)
+            .await?
+            .into_iter()
+            .map(|s| (s.id, s.subdomain))
+            .collect();
+        let targets: HashMap<i64, Arc<Target>> = targets
+            .into_iter()
+            .map(|webhook| {
+                let target = Target {
+                    subdomain: subdomains
+                        .get(&webhook.shop_id)
+                        .cloned()
+                        .unwrap_or_default(),
+                    secrets: self.secrets_of(&webhook),
+                    password: self.password_of(&webhook),
+                    webhook,
+                };
+                (target.webhook.id, Arc::new(target))
+            })
+            .collect();
+        let events: HashMap<i64, Arc<events::Event>> =
+            events.into_iter().map(|e| (e.id, Arc::new(e))).collect();
+        let mut refused = Vec::new();
+        {
+            let mut lanes = self.lanes();
+            for delivery in claimed {
+                let (Some(target), Some(event)) = (
+                    targets.get(&delivery.webhook_id),
+                    events.get(&delivery.event_id),
+                ) else {
+                    refused.push(delivery);
+                    continue;
+                };
+                let claimed = Claimed {
+                    target: target.clone(),
+                    event: event.clone(),
+                    delivery,
+                };
+                if let Err(claimed) = lanes.admit(claimed.webhook().id, claimed) {
+                    refused.push(claimed.delivery);
+                }
+            }
+        }
+        let gave_back = !refused.is_empty();
+        self.give_back(refused).await?;
+        Ok(gave_back)
+    }
+
+    async fn give_back(&self, deliveries: Vec<Delivery>) -> storage::Result<()> {
+        let refs: Vec<&Delivery> = deliveries.iter().collect();
+        webhook_deliveries::release(&self.db, &self.config.node, &refs).await
+    }
+
+    /// Starts every waiting delivery its lane lets go now. One whose claim would run out
+    /// before an attempt could end is given back rather than risk a double send.
+    fn pump(self: &Arc<Self>) {
+        let deadline = self
+            .clock
+            .now()
+            .plus(self.config.total_timeout + self.config.connect_timeout);
+        let (ready, stale) = self.lanes().ready(|claimed| {
+            claimed
+                .delivery
+                .lease_expires_on
+                .is_some_and(|until| until > deadline.as_micros())
+        });
+        for (webhook_id, claimed) in ready {
+            let this = self.clone();
+            tokio::spawn(async move {
+                let answer = this.send(&claimed).await;
+                let at = this.clock.now();
+                let stop = answer.status == Some(410)
+                    || (matches!(answer.status, Some(429 | 503))
+                        && answer.retry_after_secs(at.as_secs()).is_some());
+                // The recorder ends only with the dispatcher.
+                let _ = this.finished.send(Attempted {
+                    claimed,
+                    answer,
+                    at,
+                });
+                if stop {
+                    this.halt(webhook_id).await;
+                }
+                let refill = this.lanes().sent(webhook_id);
+                if refill && this.backlog.load(Ordering::SeqCst) {
+                    this.freed.notify_one();
+                }
+                this.pump();
+            });
+        }
+        if !stale.is_empty() {
+            self.backlog.store(true, Ordering::SeqCst);
+            let this = self.clone();
+            tokio::spawn(async move {
+                let stale = stale.into_iter().map(|c| c.delivery).collect();
+                if let Err(err) = this.give_back(stale).await {
+                    tracing::warn!(error = %err, "cannot give back webhook deliveries");
+                }
+            });
+        }
+    }
+
+    /// Sends nothing more of a subscription's that waits on this node.
+    async fn halt(&self, webhook_id: i64) {
+        let waiting: Vec<Delivery> = self
+            .lanes()
+            .halt(webhook_id)
+            .into_iter()
+            .map(|c| c.delivery)
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        if let Err(err) = self.give_back(waiting).await {
+            tracing::warn!(error = %err, "cannot give back webhook deliveries");
+        }
+    }
+
+    /// One attempt at a delivery.
+    async fn send(&self, claimed: &Claimed) -> Answer {
+        let Claimed {
+            delivery,
+            target,
+            event,
+        } = claimed;
+        let webhook = &target.webhook;
+        let webhook_href = format!("{}/v2/webhooks/{}", self.config.public_url, webhook.id);
+        let body = request::event_body(event, (webhook.shop_id, &target.subdomain), &webhook_href);
+        let secret_refs: Vec<&WebhookSecret> = target.secrets.iter().collect();
+        let message_id = format!("evt_{}", event.id);
+        let hook_headers = [
+            ("x-hook-topic", event.topic.clone()),
+            ("x-hook-delivery", delivery.id.to_string()),
+            ("x-hook-attempt", (delivery.attempts + 1).to_string()),
+            ("x-hook-shop-id", webhook.shop_id.to_string()),
+        ];
+        let envelope = Envelope {
+            message_id: &message_id,
+            timestamp: self.clock.now().as_secs(),
+            secrets: &secret_refs,
+            basic: basic(webhook, target.password.as_deref()),
+            hook_headers: &hook_headers,
+        };
+        request::post(
+            &self.client,
+            &self.config.guard,
+            &webhook.url,
+            body,
+            &envelope,
+        )
+        .await
+    }
+
+    /// The verification ping of a pending subscription, and its record.
+    async fn verify(&self, webhook: Webhook, lease_until: Timestamp) {
+        let password = self.password_of(&webhook);
+        let secrets = self.secrets_of(&webhook);
+        let secret_refs: Vec<&WebhookSecret> = secrets.iter().collect();
+        let outcome = verify::ping(
+            &self.client,
+            &self.config.guard,
+            &webhook,
+            &secret_refs,
+            basic(&webhook, password.as_deref()),
+            self.clock.now(),
+        )
+        .await;
+        let now = self.clock.now();
+        let recorded = async {
+            let mut tx = self.db.begin().await?;
+            webhooks::finish_verification(
+                &mut tx,
+                webhook.id,
+                &self.config.node,
+                lease_until,
+                outcome.err().as_deref(),
+                now,
+            )
+            .await?;
+            tx.commit().await
+        };
+        if let Err(err) = recorded.await {
+            tracing::warn!(error = %err, webhook = webhook.id, "cannot record a verification");
+        }
+    }
+
+    /// The secrets that sign a webhook's requests now: its own, and the one before a
+    /// rotation until its grace period ends.
+    fn secrets_of(&self, webhook: &Webhook) -> Vec<WebhookSecret> {
+        let now = self.clock.now().as_micros();
+        let previous = webhook.previous_secret_sealed.as_deref().filter(|_| {
+            webhook
+                .previous_secret_expires_on
+                .is_some_and(|until| until > now)
+        });
+        std::iter::once(webhook.secret_sealed.as_slice())
+            .chain(previous)
+            .filter_map(|sealed| self.secrets.open(sealed).ok())
+            .filter_map(|bytes| String::from_utf8(bytes).ok())
+            .filter_map(|text| WebhookSecret::from_str(&text).ok())
+            .collect()
+    }
+
+    fn password_of(&self, webhook: &Webhook) -> Option<String> {
+        let sealed = webhook.auth_password_sealed.as_deref()?;
+        String::from_utf8(self.secrets.open(sealed).ok()?).ok()
+    }
+}
+
+fn basic<'a>(webhook: &'a Webhook, password: Option<&'a str>) -> Option<(&'a str, &'a str)> {
+    match (
+        webhook.auth_type,
+        webhook.auth_username.as_deref(),
+        password,
+    ) {
+        (domain::webhook::AuthType::Basic, Some(user), Some(password)) => Some((user, password)),
+        _ => None,
+    }
+}
+
+/// A number in `[0, 1)` that spreads retries.
+fn jitter() -> f64 {
+    let bytes = storage::secrets::random_bytes(4);
+    f64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+        / (f64::from(u32::MAX) + 1.0)
+}

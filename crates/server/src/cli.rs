@@ -692,13 +692,13 @@ mod tests {
     }
 
     #[test]
-    fn webhook_timing_flags_take_milliseconds_and_the_lease_outlasts_the_timeout() {
+    fn webhook_timing_flags_take_milliseconds_and_the_lease_outlasts_an_attempt() {
         let defaults = serve_config(&[], "").unwrap();
         assert_eq!(defaults.webhook_lease, Duration::from_secs(60));
         let quick = serve_config(
             &[
                 "--webhook-lease",
-                "3s",
+                "5s",
                 "--webhook-timeout",
                 "2s",
                 "--webhook-poll",
@@ -714,15 +714,16 @@ mod tests {
                 quick.webhook_poll
             ),
             (
-                Duration::from_secs(3),
+                Duration::from_secs(5),
                 Duration::from_secs(2),
                 Duration::from_millis(100)
             )
         );
         for args in [
             &["--webhook-lease", "2s", "--webhook-timeout", "2s"][..],
-            &["--webhook-lease", "1500ms", "--webhook-timeout", "2s"][..],
-            &["--webhook-lease", "10s"][..],
+            &["--webhook-lease", "4s", "--webhook-timeout", "2s"][..],
+            &["--webhook-lease", "3500ms", "--webhook-timeout", "2s"][..],
+            &["--webhook-lease", "20s"][..],
         ] {
             let refused = serve_config(args, "").unwrap_err().to_string();
             assert!(refused.contains("lease"), "{args:?}: {refused}");

@@ -90,14 +90,25 @@ impl ServeConfig {
         }
     }
 
+    /// How long connecting to a webhook target may take: 5 s, or the whole request
+    /// timeout when that is shorter (it bounds the connection too).
+    pub fn webhook_connect_timeout(&self) -> Duration {
+        self.webhook_timeout.min(Duration::from_secs(5))
+    }
+
     /// Refuses settings the server cannot work safely with.
     pub fn check(&self) -> Result<(), String> {
-        if self.webhook_lease <= self.webhook_timeout {
+        // The dispatcher starts an attempt only while its claim outlasts both timeouts;
+        // a shorter lease would send nothing, or let another node send it again.
+        let attempt = self.webhook_timeout + self.webhook_connect_timeout();
+        if self.webhook_lease <= attempt {
             return Err(format!(
-                "the webhook lease ({}) must be longer than the webhook request timeout ({}): \
-                 a slow target would be sent the same delivery twice",
+                "the webhook lease ({}) must be longer than the webhook request and connect \
+                 timeouts together ({} + {}): an attempt must end within its claim, or the \
+                 delivery is sent twice",
                 show_duration(self.webhook_lease),
-                show_duration(self.webhook_timeout)
+                show_duration(self.webhook_timeout),
+                show_duration(self.webhook_connect_timeout())
             ));
         }
         Ok(())
@@ -243,20 +254,26 @@ mod tests {
     }
 
     #[test]
-    fn a_lease_must_outlast_the_request_timeout() {
+    fn a_lease_must_outlast_an_attempt() {
         let mut config = ServeConfig::defaults();
         assert!(config.check().is_ok());
-        config.webhook_lease = Duration::from_secs(3);
-        config.webhook_timeout = Duration::from_secs(3);
+        assert_eq!(config.webhook_connect_timeout(), Duration::from_secs(5));
+        config.webhook_timeout = Duration::from_secs(2);
+        assert_eq!(config.webhook_connect_timeout(), Duration::from_secs(2));
+        config.webhook_lease = Duration::from_secs(4);
         let refused = config.check().unwrap_err();
         assert!(
-            refused.contains("(3s)") && !refused.contains('\n'),
+            refused.contains("(4s)") && refused.contains("(2s + 2s)") && !refused.contains('\n'),
             "{refused}"
         );
-        config.webhook_timeout = Duration::from_millis(2500);
+        config.webhook_lease = Duration::from_millis(4001);
         assert!(config.check().is_ok());
-        config.webhook_lease = Duration::from_millis(2400);
-        assert!(config.check().unwrap_err().contains("(2400ms)"));
+        config.webhook_timeout = Duration::from_secs(40);
+        config.webhook_lease = Duration::from_secs(45);
+        assert!(config.check().unwrap_err().contains("(40s + 5s)"));
+        config.webhook_timeout = Duration::from_millis(1500);
+        config.webhook_lease = Duration::from_millis(2900);
+        assert!(config.check().unwrap_err().contains("(2900ms)"));
     }
 
     #[test]

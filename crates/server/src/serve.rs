@@ -122,6 +122,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             policy: config.webhook_policy,
             poll: config.webhook_poll,
             total_timeout: config.webhook_timeout,
+            connect_timeout: config.webhook_connect_timeout(),
             lease: config.webhook_lease,
             ..DispatcherConfig::new(public_url.clone(), webhook_guard(config))
         },

@@ -550,8 +550,9 @@ pub async fn try_personal_token(
     Ok(created["token"].as_str().unwrap().to_owned())
 }
 
-/// A lease no longer than the request timeout would let a slow target get the same
-/// delivery twice: `serve` refuses it before touching the database, in one line.
+/// A lease no longer than an attempt can take (request and connect timeouts together)
+/// would let a slow target get the same delivery twice: `serve` refuses it before touching
+/// the database, in one line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_refuses_a_webhook_lease_not_longer_than_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
@@ -569,10 +570,14 @@ async fn serve_refuses_a_webhook_lease_not_longer_than_the_timeout() {
             "lease",
         ),
         (
-            &["--webhook-lease", "1500ms", "--webhook-timeout", "2s"][..],
+            &["--webhook-lease", "4s", "--webhook-timeout", "2s"][..],
             "lease",
         ),
-        (&["--webhook-lease", "10s"][..], "lease"),
+        (
+            &["--webhook-lease", "3500ms", "--webhook-timeout", "2s"][..],
+            "lease",
+        ),
+        (&["--webhook-lease", "20s"][..], "lease"),
         (&["--webhook-max-errors", "0"][..], "at least 1"),
         (&["--webhook-max-exhausted", "0"][..], "at least 1"),
         (&["--webhook-poll", "0ms"][..], "positive"),

@@ -6,7 +6,7 @@
 //! flight. Two nodes on one PostgreSQL send each delivery once, and one keeps delivering
 //! when the other is killed.
 //!
-//! Every test is bounded in time: short leases (3 s), request timeouts (2 s) and polls.
+//! Every test is bounded in time: short leases (5 s), request timeouts (2 s) and polls.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,8 +26,9 @@ on_both_backends!(
     two_nodes_send_each_delivery_once_and_survive_one_killed,
 );
 
-/// How long a claim holds; the request timeout is shorter.
-const LEASE: &str = "3s";
+/// How long a claim holds: longer than an attempt can take (request and connect
+/// timeouts, 2 s each).
+const LEASE: &str = "5s";
 const TIMEOUT: &str = "2s";
 const POLL: &str = "100ms";
 /// How long the receiver takes to answer, so that kills catch requests in flight.
@@ -269,6 +270,18 @@ async fn produce(
     (to, tally)
 }
 
+/// The attempts of the webhook's history that a kill cut short: recorded as interrupted
+/// when another claim took their delivery over.
+async fn interrupted_attempts(db: &TestDb, webhook: i64) -> usize {
+    let n = db
+        .scalar(&format!(
+            "SELECT COUNT(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
+             WHERE d.webhook_id = {webhook} AND a.error_class = 'interrupted'"
+        ))
+        .await;
+    usize::try_from(n).unwrap()
+}
+
 /// Received deliveries by their `X-Hook-Delivery`.
 fn by_delivery(received: &[Received]) -> BTreeMap<i64, Vec<&Received>> {
     let mut map: BTreeMap<i64, Vec<&Received>> = BTreeMap::new();
@@ -423,10 +436,12 @@ async fn killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted(backe
 
     let received = setup.receiver.deliveries();
     let duplicates = check_received(&setup.db, &received, &deliveries).await;
+    let interrupted = interrupted_attempts(&setup.db, webhook).await;
     node.kill().await;
     println!(
         "{backend:?}: {kills} kills; {} deliveries of committed events, {} requests received, \
-         {duplicates} duplicates; client side {tally:?}; {:.1} s",
+         {duplicates} duplicates, {interrupted} attempts recorded as interrupted; \
+         client side {tally:?}; {:.1} s",
         deliveries.len(),
         received.len(),
         started.elapsed().as_secs_f64()
@@ -434,6 +449,10 @@ async fn killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted(backe
     assert!(
         duplicates <= kills * in_flight_cap(),
         "{duplicates} duplicates after {kills} kills"
+    );
+    assert!(
+        interrupted >= duplicates,
+        "every attempt a kill cut short is in the history: {interrupted} < {duplicates}"
     );
 }
 
@@ -609,12 +628,14 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
     assert_eq!(deliveries.len(), 2 * EVENTS);
     let received = setup.receiver.deliveries();
     let duplicates = check_received(&setup.db, &received, &deliveries).await;
+    let interrupted = interrupted_attempts(&setup.db, webhook).await;
     drop(watcher);
     survivor.kill().await;
     println!(
         "{backend:?}: two nodes sent {EVENTS} deliveries once each (claims held by {shared} nodes at once); \
          then {EVENTS} more, one node killed while {claimed} deliveries were claimed: {} requests for {} \
-         deliveries, {duplicates} duplicates, settled {:.1} s after the kill; {:.1} s in all",
+         deliveries, {duplicates} duplicates, {interrupted} interrupted attempts, settled {:.1} s \
+         after the kill; {:.1} s in all",
         received.len(),
         deliveries.len(),
         settled_after.as_secs_f64(),
@@ -623,5 +644,9 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
     assert!(
         duplicates <= in_flight_cap(),
         "{duplicates} duplicates after one kill"
+    );
+    assert!(
+        interrupted >= duplicates,
+        "every attempt the kill cut short is in the history: {interrupted} < {duplicates}"
     );
 }

@@ -23,6 +23,7 @@ on_both_backends!(
     subscriptions_are_checked_and_scoped,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
+    a_subscription_is_deleted_while_its_deliveries_are_in_flight,
 );
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
@@ -930,4 +931,58 @@ async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
         (1..=4).contains(&in_flight),
         "{in_flight} requests at the slow target"
     );
+}
+
+async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let hook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/hook")}),
+    )
+    .await;
+    settled_status(&s, &token, &hook["id"], "pending").await;
+    receiver.answer_always(Reply::ok().delayed(Duration::from_millis(20)));
+    for i in 0..24 {
+        s.create_product(&token, json!({"title": format!("P{i}"), "price": 1}))
+            .await;
+    }
+    receiver
+        .wait_until("a few deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 4
+        })
+        .await;
+    // Attempts are being recorded while the subscription and its deliveries go.
+    let (status, body) = s
+        .call(
+            Method::DELETE,
+            &format!("/v2/webhooks/{}", hook["id"]),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = s
+        .get_json(&format!("/v2/webhooks/{}", hook["id"]), &token)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // What was in flight lands; nothing else is sent, and nothing of it is left.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent = receiver.deliveries().len();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.deliveries().len(),
+        sent,
+        "deliveries after deletion"
+    );
+    let left =
+        s.db.scalar(&format!(
+            "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = {}",
+            hook["id"]
+        ))
+        .await;
+    assert_eq!(left, 0);
 }

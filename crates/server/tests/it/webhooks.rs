@@ -23,6 +23,8 @@ on_both_backends!(
     subscriptions_are_checked_and_scoped,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
+    a_subscription_is_deleted_while_its_deliveries_are_in_flight,
+    an_attempt_outlasting_its_claim_is_recorded_as_interrupted,
 );
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
@@ -930,4 +932,121 @@ async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
         (1..=4).contains(&in_flight),
         "{in_flight} requests at the slow target"
     );
+}
+
+async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let hook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/hook")}),
+    )
+    .await;
+    settled_status(&s, &token, &hook["id"], "pending").await;
+    receiver.answer_always(Reply::ok().delayed(Duration::from_millis(20)));
+    for i in 0..24 {
+        s.create_product(&token, json!({"title": format!("P{i}"), "price": 1}))
+            .await;
+    }
+    receiver
+        .wait_until("a few deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 4
+        })
+        .await;
+    // Attempts are being recorded while the subscription and its deliveries go.
+    let (status, body) = s
+        .call(
+            Method::DELETE,
+            &format!("/v2/webhooks/{}", hook["id"]),
+            &token,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = s
+        .get_json(&format!("/v2/webhooks/{}", hook["id"]), &token)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // What was in flight lands; nothing else is sent, and nothing of it is left.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent = receiver.deliveries().len();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.deliveries().len(),
+        sent,
+        "deliveries after deletion"
+    );
+    let left =
+        s.db.scalar(&format!(
+            "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = {}",
+            hook["id"]
+        ))
+        .await;
+    assert_eq!(left, 0);
+}
+
+async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Backend) {
+    let Some((s, clock, receiver)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let hook = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/hook")}),
+    )
+    .await;
+    settled_status(&s, &token, &hook["id"], "pending").await;
+    // The first attempt hangs while its claim (60 s) runs out on the clock; the claim is
+    // taken over and the delivery sent again, and the first answer comes while the second
+    // attempt is still out.
+    receiver.answer_next(Reply::ok().delayed(Duration::from_millis(1000)));
+    receiver.answer_next(Reply::ok().delayed(Duration::from_millis(2000)));
+    s.create_product(&token, json!({"title": "Hat", "price": 1}))
+        .await;
+    receiver
+        .wait_until("the first attempt", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 1
+        })
+        .await;
+    clock.advance_secs(61);
+    receiver
+        .wait_until("the attempt made again", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 2
+        })
+        .await;
+    let sent = receiver.deliveries();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0].header("webhook-id"), sent[1].header("webhook-id"));
+    assert_eq!(sent[0].header("x-hook-attempt"), Some("1"));
+    assert_eq!(sent[1].header("x-hook-attempt"), Some("2"));
+    // Only the attempt made under the current claim counts.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (_, history) = s
+        .get_json(&format!("/v2/webhooks/{}/deliveries", hook["id"]), &token)
+        .await;
+    assert_eq!(history["total_items"], 1, "{history}");
+    let delivery = &history["_embedded"]["items"][0];
+    assert_eq!(delivery["status"], "succeeded", "{delivery}");
+    assert_eq!(delivery["attempts"], 2, "{delivery}");
+    let attempts = delivery["_embedded"]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2, "{delivery}");
+    assert_eq!(attempts[0]["number"], 1);
+    assert_eq!(attempts[0]["error_class"], "interrupted");
+    assert_eq!(attempts[0]["status_code"], Value::Null);
+    assert_eq!(attempts[1]["number"], 2);
+    assert_eq!(attempts[1]["status_code"], 200);
+    // The answer recorded is the second attempt's, held 2 s by the receiver; the first's
+    // (held 1 s) came under a claim that was no longer its own.
+    let duration = attempts[1]["duration_ms"].as_i64().unwrap();
+    assert!(duration >= 2000, "recorded an attempt of {duration} ms");
+    // An interrupted attempt is not the target's failure.
+    let (_, webhook) = s
+        .get_json(&format!("/v2/webhooks/{}", hook["id"]), &token)
+        .await;
+    assert_eq!(webhook["error_count"], 0);
+    assert_eq!(webhook["status"], "active");
 }

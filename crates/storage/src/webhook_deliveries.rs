@@ -145,8 +145,8 @@ async fn announce(tx: &mut Tx) -> Result<()> {
 }
 
 /// The history's note on an attempt whose claim ran out before an answer was recorded.
-const INTERRUPTED: &str =
-    "the attempt was cut short: the node sending it stopped before recording an answer";
+const INTERRUPTED: &str = "interrupted: the node that claimed the delivery stopped before recording \
+     an answer; it may have been sent";
 
 /// Takes up to `limit` due deliveries of active, unpaused subscriptions (none of `full`'s),
 /// leased to `node` until `lease_until`. A per-resource subscription's delivery waits while

@@ -1,7 +1,8 @@
 //! This node's lanes of claimed deliveries, one per subscription: at most `per_lane`
-//! attempts in flight for one subscription and `max_sending` in all, with as many again
-//! waiting per subscription, so that a slow target holds only its own share and a fast
-//! one never waits for a database round trip between attempts.
+//! attempts in flight (sent, and not yet recorded) for one subscription and `max_sending`
+//! in all, with as many again waiting per subscription, so that a slow target holds only
+//! its own share, a crash cuts short no more than that, and a fast target never waits
+//! for a database round trip between attempts.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -107,8 +108,9 @@ impl<T> Lanes<T> {
         (ready, stale)
     }
 
-    /// An attempt of this subscription ended; answers whether its lane may be refilled.
-    pub fn sent(&mut self, webhook: i64) -> bool {
+    /// An attempt of this subscription was recorded; answers whether its lane may be
+    /// refilled.
+    pub fn finished(&mut self, webhook: i64) -> bool {
         let mark = self.capacity() / 2;
         let Some(lane) = self.lanes.get_mut(&webhook) else {
             return true;
@@ -163,9 +165,9 @@ mod tests {
         assert_eq!(lanes.full(), vec![7], "4 held of 4 is more than half");
         assert!(!lanes.refillable());
         assert!(lanes.ready(|_| true).0.is_empty(), "two in flight already");
-        assert!(!lanes.sent(7), "3 held is still more than half");
+        assert!(!lanes.finished(7), "3 held is still more than half");
         assert_eq!(ids(&lanes.ready(|_| true).0), vec![2]);
-        assert!(lanes.sent(7), "2 held: the lane may be refilled");
+        assert!(lanes.finished(7), "2 held: the lane may be refilled");
         assert!(lanes.full().is_empty());
         assert!(lanes.refillable());
         assert_eq!(lanes.held(), 2);
@@ -196,7 +198,7 @@ mod tests {
         assert_eq!(stale, vec![9]);
         assert_eq!(lanes.halt(1), vec![1]);
         assert_eq!(lanes.held(), 1, "only the attempt in flight");
-        assert!(lanes.sent(1));
+        assert!(lanes.finished(1));
         assert_eq!(lanes.held(), 0);
         assert!(lanes.halt(1).is_empty());
     }

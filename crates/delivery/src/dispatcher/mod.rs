@@ -306,10 +306,7 @@ impl Dispatcher {
     /// Starts every waiting delivery its lane lets go now. One whose claim would run out
     /// before an attempt could end is given back rather than risk a double send.
     fn pump(self: &Arc<Self>) {
-        let deadline = self
-            .clock
-            .now()
-            .plus(self.config.total_timeout + self.config.connect_timeout);
+        let deadline = self.clock.now().plus(self.config.total_timeout);
         let (ready, stale) = self.lanes().ready(|claimed| {
             claimed
                 .delivery
@@ -333,11 +330,6 @@ impl Dispatcher {
                 if stop {
                     this.halt(webhook_id).await;
                 }
-                let refill = this.lanes().sent(webhook_id);
-                if refill && this.backlog.load(Ordering::SeqCst) {
-                    this.freed.notify_one();
-                }
-                this.pump();
             });
         }
         if !stale.is_empty() {
@@ -350,6 +342,16 @@ impl Dispatcher {
                 }
             });
         }
+    }
+
+    /// An attempt of this subscription was recorded (or given up on): its slot is free.
+    /// Slots are held until then, so that a crash cuts short at most a lane's share.
+    fn recorded(self: &Arc<Self>, webhook_id: i64) {
+        let refill = self.lanes().finished(webhook_id);
+        if refill && self.backlog.load(Ordering::SeqCst) {
+            self.freed.notify_one();
+        }
+        self.pump();
     }
 
     /// Sends nothing more of a subscription's that waits on this node.

@@ -49,7 +49,9 @@ pub(super) async fn run(
                 Err(_) => tokio::time::sleep(Duration::from_millis(50 * u64::from(tried))).await,
             }
         }
-        batch.clear();
+        for attempted in batch.drain(..) {
+            dispatcher.recorded(attempted.claimed.webhook().id);
+        }
     }
 }
 

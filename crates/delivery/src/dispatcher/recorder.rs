@@ -17,8 +17,6 @@ use super::{Attempted, Dispatcher};
 
 /// Attempts recorded in one transaction at most.
 const BATCH: usize = 256;
-/// How long a small batch waits for company: attempts finishing together share a commit.
-const LINGER: Duration = Duration::from_millis(2);
 /// Tries at recording a batch before its deliveries are left to their leases: when those
 /// run out, they are taken over, noted as interrupted and sent again.
 const TRIES: u32 = 3;
@@ -29,15 +27,8 @@ pub(super) async fn run(
 ) {
     let mut batch = Vec::with_capacity(BATCH);
     while finished.recv_many(&mut batch, BATCH).await > 0 {
-        if batch.len() < BATCH / 2 {
-            tokio::time::sleep(LINGER).await;
-            while batch.len() < BATCH {
-                match finished.try_recv() {
-                    Ok(attempted) => batch.push(attempted),
-                    Err(_) => break,
-                }
-            }
-        }
+        // No waiting for company: a lane's slot is held until its attempt is recorded,
+        // and under load attempts gather while the previous batch commits.
         for tried in 1..=TRIES {
             match record(&dispatcher, &batch).await {
                 Ok(()) => break,

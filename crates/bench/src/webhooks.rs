@@ -84,10 +84,7 @@ pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<Web
     let per_second = expected as f64 / drain.as_secs_f64().max(0.001);
 
     // At half that rate, the time from each write to its deliveries' arrival.
-    let rate_events = std::env::var("RATE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or((per_second / 2.0 / SUBSCRIPTIONS as f64).max(1.0));
+    let rate_events = (per_second / 2.0 / SUBSCRIPTIONS as f64).max(1.0);
     let api = Api::new(&client, &server.url, demo).await?;
     let mut sent = Vec::new();
     let interval = Duration::from_secs_f64(1.0 / rate_events);

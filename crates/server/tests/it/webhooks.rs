@@ -71,6 +71,13 @@ async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
     created
 }
 
+/// A subscription to product topics at `url`, once its handshake is over.
+async fn subscribed_to_products(s: &TestServer, token: &str, url: String) -> Value {
+    let webhook = subscribe(s, token, json!({"topic": "products", "url": url})).await;
+    settled_status(s, token, &webhook["id"], "pending").await;
+    webhook
+}
+
 /// The webhook's status once the dispatcher is done with it.
 async fn settled_status(s: &TestServer, token: &str, id: &Value, from: &str) -> Value {
     for _ in 0..200 {
@@ -334,13 +341,7 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
         return;
     };
     let token = s.owner_token().await;
-    let webhook = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/h")}),
-    )
-    .await;
-    settled_status(&s, &token, &webhook["id"], "pending").await;
+    let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
     receiver.answer_always(Reply::status(500).retry_after("120"));
     s.create_product(&token, json!({"title": "One", "price": 1}))
@@ -407,14 +408,15 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     clock.advance_secs(86_400);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(receiver.deliveries().len(), sent);
-    // 410 disables at once, with no further attempt.
+    // 410 disables at once, with no further attempt. (The ping is answered before the
+    // subscription exists: the dispatcher sends it at once.)
+    receiver.answer_always(Reply::ok());
     let gone = subscribe(
         &s,
         &token,
         json!({"topic": "products.created", "url": receiver.url("/gone")}),
     )
     .await;
-    receiver.answer_always(Reply::ok());
     settled_status(&s, &token, &gone["id"], "pending").await;
     receiver.answer_always(Reply::status(410));
     s.create_product(&token, json!({"title": "Three", "price": 1}))
@@ -445,13 +447,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
         return;
     };
     let token = s.owner_token().await;
-    let webhook = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/h")}),
-    )
-    .await;
-    settled_status(&s, &token, &webhook["id"], "pending").await;
+    let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
     // Disabled by hand: events are kept for it no more, owed deliveries are.
     receiver.answer_always(Reply::status(503));
@@ -694,13 +690,7 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
         topics.contains(&"orders.updated.shipped")
             && topics.contains(&"products.updated.variants.created")
     );
-    let a = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/a")}),
-    )
-    .await;
-    settled_status(&s, &token, &a["id"], "pending").await;
+    let a = subscribed_to_products(&s, &token, receiver.url("/a")).await;
     receiver.answer_next(Reply::status(500));
     let b = subscribe(
         &s,
@@ -939,13 +929,7 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
         return;
     };
     let token = s.owner_token().await;
-    let hook = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/hook")}),
-    )
-    .await;
-    settled_status(&s, &token, &hook["id"], "pending").await;
+    let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     receiver.answer_always(Reply::ok().delayed(Duration::from_millis(20)));
     for i in 0..24 {
         s.create_product(&token, json!({"title": format!("P{i}"), "price": 1}))
@@ -993,13 +977,7 @@ async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Bac
         return;
     };
     let token = s.owner_token().await;
-    let hook = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/hook")}),
-    )
-    .await;
-    settled_status(&s, &token, &hook["id"], "pending").await;
+    let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     // The first attempt hangs while its claim (60 s) runs out on the clock; the claim is
     // taken over and the delivery sent again, and the first answer comes while the second
     // attempt is still out.

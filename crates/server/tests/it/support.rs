@@ -201,31 +201,8 @@ impl TestDb {
 
     /// The first column of the first row of a query returning one integer.
     pub async fn scalar(&self, sql: &str) -> i64 {
-        let sql = sqlx::AssertSqlSafe(sql.to_owned());
-        match self.backend {
-            Backend::Sqlite => {
-                let pool = sqlx::SqlitePool::connect(&self.url)
-                    .await
-                    .expect("connect to SQLite");
-                let v = sqlx::query_scalar::<_, i64>(sql)
-                    .fetch_one(&pool)
-                    .await
-                    .expect("query runs");
-                pool.close().await;
-                v
-            }
-            Backend::Postgres => {
-                let pool = sqlx::PgPool::connect(&self.url)
-                    .await
-                    .expect("connect to PostgreSQL");
-                let v = sqlx::query_scalar::<_, i64>(sql)
-                    .fetch_one(&pool)
-                    .await
-                    .expect("query runs");
-                pool.close().await;
-                v
-            }
-        }
+        let rows: Vec<(i64,)> = self.rows(sql).await;
+        rows.first().expect("a row").0
     }
 }
 

@@ -245,6 +245,20 @@ impl Database {
         })
     }
 
+    /// Starts a write transaction of the webhook dispatcher's bookkeeping, whose loss in
+    /// a database crash its leases repair (the claims run out; what was sent is sent
+    /// again): on PostgreSQL its commit does not wait for the WAL to reach the disk.
+    /// SQLite in WAL mode never waits for the disk at commit.
+    pub async fn begin_lease_work(&self) -> Result<Tx> {
+        Ok(match self {
+            Database::Sqlite(_) => return self.begin().await,
+            Database::Postgres(p) => Tx::new(TxInner::Postgres(
+                p.begin_with("BEGIN; SET LOCAL synchronous_commit = off")
+                    .await?,
+            )),
+        })
+    }
+
     /// Whether the database answers.
     pub async fn ping(&self) -> Result<()> {
         with_conn!(Exec::Db(self), |c| sqlx::query("SELECT 1")

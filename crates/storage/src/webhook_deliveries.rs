@@ -148,19 +148,29 @@ async fn announce(tx: &mut Tx) -> Result<()> {
 const INTERRUPTED: &str = "interrupted: the node that claimed the delivery stopped before recording \
      an answer; it may have been sent";
 
-/// Takes up to `limit` due deliveries of active, unpaused subscriptions (none of `full`'s),
-/// leased to `node` until `lease_until`. A per-resource subscription's delivery waits while
-/// an earlier one about the same resource is pending. A delivery whose earlier claim ran
-/// out unrecorded may have been sent: that attempt goes into the history as interrupted,
-/// and the next one carries the following number.
+/// What a claim took, and whether more may be due.
+pub struct Claim {
+    pub deliveries: Vec<Delivery>,
+    /// The scan stopped at its limit: more deliveries may be due.
+    pub more: bool,
+}
+
+/// Looks at up to `scan` due deliveries of active, unpaused subscriptions (none of
+/// `full`'s), in due order, and leases to `node` until `lease_until` those that `take`
+/// accepts (asked in that order, with the subscription's id): the rest stay as they were,
+/// so a claim never takes what it would have to give back. A per-resource subscription's
+/// delivery waits while an earlier one about the same resource is pending. A delivery
+/// whose earlier claim ran out unrecorded may have been sent: that attempt goes into the
+/// history as interrupted, and the next one carries the following number.
 pub async fn claim(
     db: &Database,
     node: &str,
     now: Timestamp,
     lease_until: Timestamp,
-    limit: i64,
+    scan: i64,
     full: &[i64],
-) -> Result<Vec<Delivery>> {
+    mut take: impl FnMut(i64) -> bool,
+) -> Result<Claim> {
     // The due index answers in order and the scan stops at the limit; `OFFSET 0` keeps
     // PostgreSQL from turning the subscription check into a join.
     let (lock, fence) = match db.backend() {
@@ -178,7 +188,7 @@ pub async fn claim(
         )
     };
     let sql = format!(
-        "SELECT d.id, d.lease_expires_on FROM webhook_deliveries d \
+        "SELECT d.id, d.webhook_id, d.lease_expires_on FROM webhook_deliveries d \
          WHERE d.status = 'pending' AND d.next_attempt_on <= {at} \
          AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) {excluded}\
          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
@@ -187,9 +197,9 @@ pub async fn claim(
          WHERE e.webhook_id = d.webhook_id AND e.resource_key = d.resource_key AND e.status = 'pending' \
          AND e.id < d.id)){fence}) \
          ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}",
-        limit = p.bind(Arg::Int(limit)),
+        limit = p.bind(Arg::Int(scan)),
     );
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_lease_work().await?;
     if db.backend() == Backend::Postgres {
         // A backlog arrives faster than statistics follow: without these, a plan guessed
         // for a few rows sorts every due delivery on each claim.
@@ -200,14 +210,23 @@ pub async fn claim(
                 .map(|_| ())
         })?;
     }
-    let picked: Vec<(i64, Option<i64>)> = with_conn!(Exec::Tx(&mut tx), |c| {
+    let scanned: Vec<(i64, i64, Option<i64>)> = with_conn!(Exec::Tx(&mut tx), |c| {
         crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
             .fetch_all(c)
             .await
     })?;
+    let more = i64::try_from(scanned.len()).unwrap_or(i64::MAX) >= scan;
+    let picked: Vec<(i64, Option<i64>)> = scanned
+        .into_iter()
+        .filter(|(_, webhook_id, _)| take(*webhook_id))
+        .map(|(id, _, lease)| (id, lease))
+        .collect();
     if picked.is_empty() {
         tx.commit().await?;
-        return Ok(Vec::new());
+        return Ok(Claim {
+            deliveries: Vec::new(),
+            more,
+        });
     }
     let taken_over: Vec<i64> = picked
         .iter()
@@ -241,10 +260,10 @@ pub async fn claim(
         error = p.bind(Arg::Text(INTERRUPTED.to_owned())),
         ids = p.bind_all(picked.iter().map(|(id, _)| Arg::Int(*id))),
     );
-    let mut claimed = fetch_all_bound!(Exec::Tx(&mut tx), Delivery, sql, p.args())?;
+    let mut deliveries = fetch_all_bound!(Exec::Tx(&mut tx), Delivery, sql, p.args())?;
     tx.commit().await?;
-    claimed.sort_by_key(|d| (d.next_attempt_on, d.id));
-    Ok(claimed)
+    deliveries.sort_by_key(|d| (d.next_attempt_on, d.id));
+    Ok(Claim { deliveries, more })
 }
 
 /// Gives claimed deliveries back without an attempt, unless their claim already ran out.
@@ -269,7 +288,7 @@ pub async fn release(db: &Database, node: &str, deliveries: &[&Delivery]) -> Res
          WHERE lease_owner = {owner} AND (id, lease_expires_on) IN (VALUES {})",
         claims.join(", ")
     );
-    let mut tx = db.begin().await?;
+    let mut tx = db.begin_lease_work().await?;
     execute_bound(&mut tx, sql, p.args()).await?;
     tx.commit().await
 }

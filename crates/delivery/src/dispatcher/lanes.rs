@@ -14,6 +14,27 @@ pub struct Lanes<T> {
     held: usize,
 }
 
+/// The room a claim may fill, counted down as it takes deliveries.
+pub struct Quota {
+    left: HashMap<i64, usize>,
+    /// The room of a subscription with no lane yet.
+    fresh: usize,
+    total: usize,
+}
+
+impl Quota {
+    /// Takes room for a delivery of this subscription, if there is some.
+    pub fn take(&mut self, webhook: i64) -> bool {
+        let left = self.left.entry(webhook).or_insert(self.fresh);
+        if *left == 0 || self.total == 0 {
+            return false;
+        }
+        *left -= 1;
+        self.total -= 1;
+        true
+    }
+}
+
 struct Lane<T> {
     sending: usize,
     waiting: VecDeque<T>,
@@ -59,6 +80,20 @@ impl<T> Lanes<T> {
             .filter(|(_, lane)| lane.held() > mark)
             .map(|(id, _)| *id)
             .collect()
+    }
+
+    /// What a claim may take now: what each lane has room for, and no more than
+    /// [`room`](Self::room) in all.
+    pub fn quota(&self) -> Quota {
+        Quota {
+            left: self
+                .lanes
+                .iter()
+                .map(|(id, lane)| (*id, self.capacity().saturating_sub(lane.held())))
+                .collect(),
+            fresh: self.capacity(),
+            total: self.room(),
+        }
     }
 
     /// Whether a claim could add anything: some lane is below its refill mark, or none is
@@ -171,6 +206,20 @@ mod tests {
         assert!(lanes.full().is_empty());
         assert!(lanes.refillable());
         assert_eq!(lanes.held(), 2);
+    }
+
+    #[test]
+    fn a_quota_takes_what_each_lane_has_room_for() {
+        let mut lanes = Lanes::new(2, 3);
+        for item in 0..3 {
+            lanes.admit(1, item).unwrap();
+        }
+        let mut quota = lanes.quota();
+        assert!(quota.take(1), "one place left of four");
+        assert!(!quota.take(1));
+        let taken = (0..6).filter(|_| quota.take(2)).count();
+        assert_eq!(taken, 2, "six in all, three held, one taken for lane 1");
+        assert!(!quota.take(3), "nothing left in all");
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub struct DispatcherConfig {
     pub total_timeout: Duration,
     /// How long a claim holds: longer than an attempt can take.
     pub lease: Duration,
-    /// Deliveries claimed at once, at most.
+    /// Due deliveries one claim looks at, at most (it takes those its lanes have room for).
     pub batch: i64,
     /// Attempts in flight for one subscription (on this node).
     pub per_webhook: usize,
@@ -88,7 +88,7 @@ pub struct Dispatcher {
     /// Rung when a lane may be refilled while more work may be due.
     freed: Notify,
     /// Whether due deliveries may be waiting beyond what this node holds: the last claim
-    /// filled its batch, or left out full lanes, or gave some back.
+    /// scanned to its limit, or left out full lanes, or some were given back.
     backlog: AtomicBool,
     finished: mpsc::UnboundedSender<Attempted>,
     /// The recorder's end of `finished`, until `run` starts it.
@@ -194,39 +194,34 @@ impl Dispatcher {
         }
         // Bounded: each round fills lanes or finds nothing more.
         for _ in 0..16 {
-            let (full, room) = {
+            let (full, quota) = {
                 let lanes = self.lanes();
                 // Freed lanes were refilled meanwhile: a claim would only scan past their
                 // backlogs. New work, or the poll, looks anyway.
                 if !with_pings && !lanes.refillable() {
                     break;
                 }
-                (lanes.full(), lanes.room())
+                (lanes.full(), lanes.quota())
             };
-            let limit = self
-                .config
-                .batch
-                .min(i64::try_from(room).unwrap_or(i64::MAX));
-            if limit <= 0 {
-                break;
-            }
-            let claimed = webhook_deliveries::claim(
+            let mut quota = quota;
+            let claim = webhook_deliveries::claim(
                 &self.db,
                 &self.config.node,
                 now,
                 lease_until,
-                limit,
+                self.config.batch,
                 &full,
+                |webhook| quota.take(webhook),
             )
             .await?;
-            let got = i64::try_from(claimed.len()).unwrap_or(0);
-            let gave_back = self.accept(claimed).await?;
+            let took = !claim.deliveries.is_empty();
+            let gave_back = self.accept(claim.deliveries).await?;
             self.backlog.store(
-                got == limit || !full.is_empty() || gave_back,
+                claim.more || !full.is_empty() || gave_back,
                 Ordering::SeqCst,
             );
             self.pump();
-            if got < limit {
+            if !claim.more || !took {
                 break;
             }
         }

@@ -208,9 +208,9 @@ async fn reload(
 }
 
 async fn shop_of(tx: &mut Tx, tenant: Tenant, order: &Order) -> ApiResult<Shop> {
-    Ok(shops::find(&mut *tx, tenant, order.shop_id)
+    shops::find(&mut *tx, tenant, order.shop_id)
         .await?
-        .ok_or_else(ApiError::internal)?)
+        .ok_or_else(ApiError::internal)
 }
 
 /// Records an order event, heard by the subscriptions of the order's shop.

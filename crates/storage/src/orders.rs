@@ -164,7 +164,7 @@ pub struct OrderLine {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineData {
     pub product_id: i64,
-    pub variant_id: i64,
+    pub variant_id: Option<i64>,
     pub title: String,
     pub variant_title: String,
     pub sku: Option<String>,
@@ -174,17 +174,17 @@ pub struct LineData {
 }
 
 impl OrderLine {
-    pub fn data(&self) -> Option<LineData> {
-        Some(LineData {
+    pub fn data(&self) -> LineData {
+        LineData {
             product_id: self.product_id,
-            variant_id: self.variant_id?,
+            variant_id: self.variant_id,
             title: self.title.clone(),
             variant_title: self.variant_title.clone(),
             sku: self.sku.clone(),
             unit_price: self.unit_price,
             quantity: self.quantity,
             line_total: self.line_total,
-        })
+        }
     }
 }
 
@@ -311,7 +311,7 @@ pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Resu
             Arg::Int(order_id),
             Arg::Int(position),
             Arg::Int(line.product_id),
-            Arg::MaybeInt(Some(line.variant_id)),
+            Arg::MaybeInt(line.variant_id),
             Arg::Text(line.title.clone()),
             Arg::Text(line.variant_title.clone()),
             Arg::MaybeText(line.sku.clone()),

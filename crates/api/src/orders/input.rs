@@ -159,6 +159,7 @@ impl OrderChanges {
             ),
         ] {
             match patch {
+                _ if !order.status.is_editable() => {}
                 Patch::Absent => {}
                 Patch::Null => *slot = None,
                 Patch::Value(a) => *slot = address(field, Some(a), errors),
@@ -169,15 +170,17 @@ impl OrderChanges {
             Patch::Null => details.note.clear(),
             Patch::Value(n) => details.note = note(Some(n), errors),
         }
+        // What only checkout may change was refused above in other statuses.
+        let editable = order.status.is_editable();
         let shipping_total = match self.shipping_total {
-            Patch::Value(s) => {
+            Patch::Value(s) if editable => {
                 errors.check("shipping_total", amount(s));
                 s
             }
             _ => order.shipping_total,
         };
         let lines = match self.lines {
-            Patch::Value(given) => Some(lines(given, errors)),
+            Patch::Value(given) if editable => Some(lines(given, errors)),
             _ => None,
         };
         OrderDraft {

@@ -77,7 +77,7 @@ pub async fn update(
     let draft = changes.apply(&current, &mut errors);
     let ctx = WriteCtx::new(state, auth);
     let shop = shop_of(&mut tx, tenant, &current).await?;
-    let before: Vec<LineData> = current_lines.iter().filter_map(OrderLine::data).collect();
+    let before: Vec<LineData> = current_lines.iter().map(OrderLine::data).collect();
     let mut lines = match &draft.lines {
         Some(wanted) => priced_lines(&mut tx, &shop, wanted, ctx.now, &mut errors).await?,
         None => before.clone(),
@@ -286,7 +286,7 @@ async fn priced_lines(
         let unit_price = resolve(base, line.quantity, &lists.candidates(variant.variant_id)).price;
         lines.push(LineData {
             product_id: variant.product_id,
-            variant_id: variant.variant_id,
+            variant_id: Some(variant.variant_id),
             title: variant.title.clone(),
             variant_title: variant.variant_title.clone(),
             sku: variant.sku.clone(),

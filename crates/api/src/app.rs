@@ -24,8 +24,8 @@ use crate::kernel::{
 };
 use crate::state::AppState;
 use crate::{
-    assets, collections, credentials, docs, ops, price_lists, product_types, products, root,
-    sellers, shops, variants, webhooks,
+    assets, collections, credentials, docs, ops, orders, price_lists, product_types, products,
+    root, sellers, shops, variants, webhooks,
 };
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
@@ -42,6 +42,7 @@ pub fn router(state: AppState) -> Router {
         .merge(collections::routes())
         .merge(webhooks::routes())
         .merge(price_lists::routes())
+        .merge(orders::routes())
         .merge(credentials::routes());
     if state.config.bench_baseline {
         v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));

@@ -41,6 +41,29 @@ impl<'a> Change<'a> {
         }
     }
 
+    /// A change of an item that belongs to one shop (an order): heard by that shop's
+    /// subscriptions, with the shop named in the event.
+    pub fn in_shop(
+        topic: &'static str,
+        shop: &'a Shop,
+        item_type: &'static str,
+        item_id: i64,
+        item_slug: Option<&'a str>,
+        item: &'a Value,
+    ) -> Self {
+        Self {
+            topic,
+            account_id: shop.account_id,
+            seller_id: Some(shop.seller_id),
+            shop: Some(shop),
+            shop_ids: None,
+            item_type,
+            item_id,
+            item_slug,
+            item,
+        }
+    }
+
     /// A change in a seller's catalog (products, variants, collections, types, prices).
     pub fn of_catalog(
         topic: &'static str,

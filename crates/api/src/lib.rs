@@ -1,8 +1,8 @@
 //! The HTTP API. `kernel` holds what every endpoint shares (errors, JSON input, lists,
 //! conditional requests, authentication, rate limits, idempotency, metrics); each area
 //! (`root`, `sellers`, `shops`, the catalog's `products`, `variants`, `assets`,
-//! `product_types`, `collections` and `price_lists`) has its router, representations and
-//! input rules.
+//! `product_types`, `collections` and `price_lists`, `orders`, `webhooks`) has its router,
+//! representations and input rules.
 
 mod kernel;
 mod rels;
@@ -13,6 +13,7 @@ mod credentials;
 mod docs;
 mod events;
 mod ops;
+mod orders;
 mod price_lists;
 mod product_types;
 mod products;

@@ -12,6 +12,7 @@ use crate::credentials::{APP_LIST, TOKEN_LIST};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
+use crate::orders::ORDER_LIST;
 use crate::price_lists::PRICE_LIST_LIST;
 use crate::product_types::PRODUCT_TYPE_LIST;
 use crate::products::PRODUCT_LIST;
@@ -74,6 +75,7 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
     let catalog_admin = auth.tenant().is_some() && auth.has(Scope::ProductsRead);
     let catalog_reader = auth.has(Scope::ProductsRead) || auth.has(Scope::Public);
     let catalog_writer = auth.tenant().is_some() && auth.has(Scope::ProductsWrite);
+    let orders_reader = auth.tenant().is_some() && auth.has(Scope::OrdersRead);
     let hub_reader = auth.tenant().is_some() && auth.has(Scope::HubRead);
     let hub_writer = auth.tenant().is_some() && auth.has(Scope::HubWrite);
     let doc = Resource::new(["root"])
@@ -128,6 +130,12 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         })
         .rel_if(catalog_writer, &rels::PRICE_LISTS_CREATE_PRICE_LIST, || {
             urls.api("/price_lists")
+        })
+        .rel_if(orders_reader, &rels::ORDERS_ORDERS, || {
+            urls.list_template("/orders", &ORDER_LIST)
+        })
+        .rel_if(orders_reader, &rels::ORDERS_ORDER, || {
+            urls.api("/orders/{id}")
         })
         .rel_if(hub_reader, &rels::WEBHOOKS_WEBHOOKS, || {
             urls.list_template("/webhooks", &WEBHOOK_LIST)

@@ -101,6 +101,19 @@ impl Urls {
         format!("{}/collections/{id}", self.base)
     }
 
+    pub fn order(&self, id: i64) -> String {
+        format!("{}/orders/{id}", self.base)
+    }
+
+    /// A move of an order (`place`, `close`, `ship`, `cancel`).
+    pub fn order_action(&self, id: i64, action: &str) -> String {
+        format!("{}/orders/{id}/{action}", self.base)
+    }
+
+    pub fn shop_orders(&self, shop_id: i64) -> String {
+        format!("{}/shops/{shop_id}/orders", self.base)
+    }
+
     pub fn price_list(&self, id: i64) -> String {
         format!("{}/price_lists/{id}", self.base)
     }

@@ -1,9 +1,11 @@
 //! The commerce domain without I/O: identity and scopes, validation rules, time, money, the
-//! catalog's rules and the event topics. Everything here is deterministic and unit-tested.
+//! catalog's rules, the order state machine and the event topics. Everything here is
+//! deterministic and unit-tested.
 
 pub mod catalog;
 pub mod clock;
 pub mod money;
+pub mod order;
 pub mod role;
 pub mod scope;
 pub mod shop;

@@ -46,6 +46,13 @@ pub const TOPICS: &[&str] = &[
     "price_lists.deleted",
 ];
 
+pub const ORDERS_CREATED: &str = "orders.created";
+pub const ORDERS_UPDATED: &str = "orders.updated";
+pub const ORDERS_PLACED: &str = "orders.updated.placed";
+pub const ORDERS_CLOSED: &str = "orders.updated.closed";
+pub const ORDERS_SHIPPED: &str = "orders.updated.shipped";
+pub const ORDERS_CANCELLED: &str = "orders.updated.cancelled";
+pub const ORDERS_DELETED: &str = "orders.deleted";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
 pub const PRODUCTS_CREATED: &str = "products.created";
@@ -99,6 +106,13 @@ mod tests {
     #[test]
     fn every_named_topic_is_registered() {
         for topic in [
+            ORDERS_CREATED,
+            ORDERS_UPDATED,
+            ORDERS_PLACED,
+            ORDERS_CLOSED,
+            ORDERS_SHIPPED,
+            ORDERS_CANCELLED,
+            ORDERS_DELETED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
             PRODUCTS_CREATED,

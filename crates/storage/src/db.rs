@@ -47,6 +47,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "webhooks",
         include_str!("../migrations/sqlite/0005_webhooks.sql"),
     ),
+    (
+        6,
+        "orders",
+        include_str!("../migrations/sqlite/0006_orders.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -73,6 +78,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         5,
         "webhooks",
         include_str!("../migrations/postgres/0005_webhooks.sql"),
+    ),
+    (
+        6,
+        "orders",
+        include_str!("../migrations/postgres/0006_orders.sql"),
     ),
 ];
 

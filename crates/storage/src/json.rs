@@ -18,3 +18,15 @@ impl<T: DeserializeOwned> TryFrom<String> for JsonText<T> {
 pub fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("values of our own types serialise")
 }
+
+/// A nullable column holding `T` as JSON text; decodes with
+/// `#[sqlx(try_from = "Option<String>")]`.
+impl<T: DeserializeOwned> TryFrom<Option<String>> for JsonText<Option<T>> {
+    type Error = serde_json::Error;
+    fn try_from(text: Option<String>) -> Result<Self, Self::Error> {
+        match text {
+            Some(text) => serde_json::from_str(&text).map(|v| JsonText(Some(v))),
+            None => Ok(JsonText(None)),
+        }
+    }
+}

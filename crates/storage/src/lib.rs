@@ -19,6 +19,7 @@ pub mod catalog_load;
 pub mod collections;
 pub mod events;
 pub mod idempotency;
+pub mod orders;
 pub mod price_lists;
 pub mod product_assets;
 pub mod product_types;

@@ -7,6 +7,7 @@ use oauth::Principal;
 use serde::Serialize;
 use storage::shops::Shop;
 
+use crate::orders::ORDER_LIST;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
 use crate::urls::Urls;
@@ -82,5 +83,21 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
                     &[("shop_ids", shop.id.to_string())],
                 )
             },
+        )
+        .rel_if(
+            principal.has(Scope::OrdersRead),
+            &rels::ORDERS_ORDERS,
+            || {
+                urls.list_template_with(
+                    "/orders",
+                    &ORDER_LIST,
+                    &[("shop_ids", shop.id.to_string())],
+                )
+            },
+        )
+        .rel_if(
+            principal.has(Scope::OrdersWrite),
+            &rels::ORDERS_CREATE_ORDER,
+            || urls.shop_orders(shop.id),
         )
 }

@@ -17,6 +17,7 @@ mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod orders;
 mod price_lists;
 mod product_lists;
 mod product_types;

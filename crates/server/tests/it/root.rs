@@ -74,6 +74,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
         curies,
         [
             "collections",
+            "orders",
             "price_lists",
             "product_types",
             "products",
@@ -203,6 +204,26 @@ async fn every_root_link_answers(backend: Backend) {
         assert_eq!(status, StatusCode::CREATED, "{created}");
         ids.push((rel, created["id"].as_i64().unwrap()));
     }
+    let variant = ids
+        .iter()
+        .find(|(rel, _)| *rel == "products:product")
+        .map(|(_, product)| format!("/v2/products/{product}/variants"))
+        .unwrap();
+    let (_, variants) = json(s.get(&variant, &token).send().await.unwrap()).await;
+    let (status, order) = json(
+        s.request(
+            Method::POST,
+            &format!("/v2/shops/{}/orders", s.shop_id()),
+            &token,
+        )
+        .json(&json!({"lines": [{"variant_id": variants["_embedded"]["items"][0]["id"]}]}))
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    ids.push(("orders:order", order["id"].as_i64().unwrap()));
     let (_, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
     let links = root["_links"].as_object().unwrap();
     for (rel, link) in links {

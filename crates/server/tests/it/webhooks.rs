@@ -12,12 +12,13 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::receiver::{Pong, Receiver, Reply};
+use crate::receiver::{Pong, Received, Receiver, Reply};
 use crate::support::{Backend, TestServer, error_fields, item_ids};
 
 on_both_backends!(
     the_handshake_decides_activation,
     catalog_changes_reach_matching_subscriptions_once_signed,
+    an_order_change_reaches_a_matching_subscription_exactly_once,
     failures_count_then_fail_and_gone_disables_at_once,
     reactivation_sends_what_was_kept_and_history_shows_every_attempt,
     subscriptions_are_checked_and_scoped,
@@ -248,34 +249,12 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
     assert_eq!(created_body["user_name"], "Demo Owner");
     // Every delivery is signed with its subscription's secret, checked independently.
     for delivery in &deliveries {
-        let id = delivery.json()["_links"]["webhook"]["href"]
-            .as_str()
-            .unwrap()
-            .rsplit('/')
-            .next()
-            .unwrap()
-            .parse::<i64>()
-            .unwrap();
-        let secret = [&all, &created_only]
-            .iter()
+        let id = webhook_of(delivery);
+        let webhook = [&all, &created_only]
+            .into_iter()
             .find(|w| w["id"] == id)
-            .unwrap()["secret"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        let verifier = standardwebhooks::Webhook::new(&secret).unwrap();
-        let mut headers = http::HeaderMap::new();
-        for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
-            headers.insert(
-                name,
-                delivery.headers[name].to_str().unwrap().parse().unwrap(),
-            );
-        }
-        verifier
-            .verify(&delivery.body, &headers)
-            .expect("the signature verifies");
-        assert!(delivery.header("webhook-id").unwrap().starts_with("evt_"));
-        assert_eq!(delivery.header("x-hook-attempt"), Some("1"));
+            .unwrap();
+        assert_signed_once(delivery, webhook);
     }
     // The app that made the change does not hear of it where notify_origin is false,
     // and orders hear nothing of products.
@@ -311,6 +290,186 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
             .iter()
             .all(|d| d.json()["item_id"] != elsewhere["id"])
     );
+}
+
+/// The id of the webhook a delivery was made for.
+fn webhook_of(delivery: &Received) -> i64 {
+    delivery.json()["_links"]["webhook"]["href"]
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Asserts that a first attempt is signed with the secret `webhook` was created with, as
+/// an independent Standard Webhooks implementation checks it.
+fn assert_signed_once(delivery: &Received, webhook: &Value) {
+    let verifier = standardwebhooks::Webhook::new(webhook["secret"].as_str().unwrap()).unwrap();
+    let mut headers = http::HeaderMap::new();
+    for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+        headers.insert(
+            name,
+            delivery.headers[name].to_str().unwrap().parse().unwrap(),
+        );
+    }
+    verifier
+        .verify(&delivery.body, &headers)
+        .expect("the signature verifies");
+    assert!(delivery.header("webhook-id").unwrap().starts_with("evt_"));
+    assert_eq!(delivery.header("x-hook-attempt"), Some("1"));
+}
+
+async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let orders = subscribe(
+        &s,
+        &token,
+        json!({"topic": "orders", "url": receiver.url("/orders")}),
+    )
+    .await;
+    let shipped_only = subscribe(
+        &s,
+        &token,
+        json!({"topic": "orders.updated.shipped", "url": receiver.url("/shipped")}),
+    )
+    .await;
+    let products = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": receiver.url("/products")}),
+    )
+    .await;
+    let not_mine = subscribe(
+        &s,
+        &token,
+        json!({"topic": "orders", "url": receiver.url("/quiet"), "notify_origin": false}),
+    )
+    .await;
+    for webhook in [&orders, &shipped_only, &products, &not_mine] {
+        let active = settled_status(&s, &token, &webhook["id"], "pending").await;
+        assert_eq!(active["status"], "active");
+    }
+    let product = s
+        .create_product(
+            &token,
+            json!({"title": "Ordered", "variants": [{"sku": "ORD-1", "price": 1200, "stock": 5}]}),
+        )
+        .await;
+    // The product's own delivery, before any order exists.
+    receiver
+        .wait_until("the product's delivery", |r| r.iter().any(|x| !x.is_ping()))
+        .await;
+    let variant = &product["_embedded"]["variants"][0]["id"];
+    let (status, created) = s
+        .call(
+            Method::POST,
+            &format!("/v2/shops/{}/orders", s.shop_id()),
+            &token,
+            Some(json!({"lines": [{"variant_id": variant, "quantity": 2}], "email": "buyer@example.com"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let mut moved = vec![("orders.created", created.clone())];
+    for (action, topic, body) in [
+        ("place", "orders.updated.placed", None),
+        ("close", "orders.updated.closed", None),
+        (
+            "ship",
+            "orders.updated.shipped",
+            Some(json!({"tracking_code": "TRK-9", "courier_name": "Starken"})),
+        ),
+    ] {
+        let (status, order) = s
+            .call(
+                Method::PUT,
+                &format!("/v2/orders/{}/{action}", created["id"]),
+                &token,
+                body,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{action}: {order}");
+        moved.push((topic, order));
+    }
+    // The product's delivery, the four order changes, and the shipment again.
+    let expected = 6;
+    receiver
+        .wait_until("four order deliveries and the shipped one", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= expected
+        })
+        .await;
+    // Give a wrongly fanned-out or repeated delivery time to arrive before counting.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let deliveries = receiver.deliveries();
+    let to = |webhook: &Value| -> Vec<Received> {
+        deliveries
+            .iter()
+            .filter(|d| webhook_of(d) == webhook["id"].as_i64().unwrap())
+            .cloned()
+            .collect()
+    };
+    // The orders subscription hears each change once (deliveries may arrive in any order;
+    // their sequence follows the changes), with the order as GET showed it then.
+    let mut heard = to(&orders);
+    heard.sort_by_key(|d| d.json()["sequence"].as_i64().unwrap());
+    let topics: Vec<String> = heard
+        .iter()
+        .map(|d| d.json()["topic"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        topics,
+        moved.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+        "{topics:?}"
+    );
+    for (delivery, (topic, order)) in heard.iter().zip(&moved) {
+        let body = delivery.json();
+        assert_eq!(delivery.header("x-hook-topic"), Some(*topic));
+        assert_eq!(body["item_type"], "order");
+        assert_eq!(body["item_id"], created["id"]);
+        assert_eq!(body["shop_id"], s.shop_id());
+        assert_eq!(body["shop_subdomain"], s.demo.shops[0].subdomain);
+        assert!(body["created_on"].is_string());
+        assert_eq!(&body["_embedded"]["item"], order, "{topic}");
+        assert_signed_once(delivery, &orders);
+    }
+    let (_, now) = s
+        .get_json(&format!("/v2/orders/{}", created["id"]), &token)
+        .await;
+    assert_eq!(heard[3].json()["_embedded"]["item"], now);
+    assert_eq!(now["status"], "shipped");
+    // The shipped-only subscription hears the shipment alone.
+    let shipped = to(&shipped_only);
+    assert_eq!(shipped.len(), 1);
+    assert_eq!(shipped[0].json()["topic"], "orders.updated.shipped");
+    assert_eq!(
+        shipped[0].json()["_embedded"]["item"]["tracking_code"],
+        "TRK-9"
+    );
+    assert_signed_once(&shipped[0], &shipped_only);
+    // Products hear their product's creation and nothing of the orders (nor of the stock
+    // the placement took); the app's own changes skip the notify_origin: false one.
+    let product_topics: Vec<String> = to(&products)
+        .iter()
+        .map(|d| d.json()["topic"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(product_topics, ["products.created"]);
+    assert!(to(&not_mine).is_empty());
+    let (_, quiet) = s
+        .get_json(
+            &format!("/v2/webhooks/{}/deliveries", not_mine["id"]),
+            &token,
+        )
+        .await;
+    assert_eq!(quiet["total_items"], 0);
+    let (_, history) = s
+        .get_json(&format!("/v2/webhooks/{}/deliveries", orders["id"]), &token)
+        .await;
+    assert_eq!(history["total_items"], 4);
 }
 
 /// Advances the clock past any retry delay, waits for `count` deliveries in all, and for

@@ -1,0 +1,282 @@
+//! What order requests may say, and the checks that need no database: quantities, contact
+//! fields, addresses, amounts, and which fields an order's status lets change. (Whether a
+//! variant may be sold in the shop, and at what price, is checked in `write`.)
+
+use domain::catalog::pricing::QUANTITY_MAX;
+use domain::catalog::product::amount;
+use domain::order::{Address, OrderStatus, TEXT_MAX};
+use domain::{FieldErrors, validation};
+use serde::Deserialize;
+use serde_json::Value;
+use storage::orders::{Order, OrderDetails, Tracking};
+
+use crate::kernel::input::Patch;
+
+/// The most lines an order may have.
+pub const LINES_MAX: usize = 250;
+const NOTE_MAX: usize = 10_000;
+
+/// One line as a request gives it: a variant and how many of it.
+#[derive(Debug, PartialEq, Eq, Deserialize)]
+pub struct LineInput {
+    variant_id: i64,
+    #[serde(default = "one", alias = "units")]
+    quantity: i64,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// A line to write: a variant and how many of it (priced and described in `write`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WantedLine {
+    pub variant_id: i64,
+    pub quantity: i64,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct NewOrder {
+    #[serde(alias = "line_items")]
+    lines: Vec<LineInput>,
+    #[serde(default)]
+    email: Option<String>,
+    #[serde(default)]
+    contact_name: Option<String>,
+    #[serde(default)]
+    phone_number: Option<String>,
+    #[serde(default)]
+    shipping_address: Option<Address>,
+    #[serde(default)]
+    billing_address: Option<Address>,
+    #[serde(default)]
+    note: Option<String>,
+    #[serde(default)]
+    shipping_total: Option<i64>,
+}
+
+/// A checked request, before the checks that need the database.
+#[derive(Debug)]
+pub struct OrderDraft {
+    pub details: OrderDetails,
+    pub shipping_total: i64,
+    /// `None`: the lines stay as they are.
+    pub lines: Option<Vec<WantedLine>>,
+}
+
+impl NewOrder {
+    pub fn validate(self, errors: &mut FieldErrors) -> OrderDraft {
+        let shipping_total = self.shipping_total.unwrap_or(0);
+        errors.check("shipping_total", amount(shipping_total));
+        let details = OrderDetails {
+            email: contact_text("email", self.email, errors),
+            contact_name: contact_text("contact_name", self.contact_name, errors),
+            phone_number: contact_text("phone_number", self.phone_number, errors),
+            shipping_address: address("shipping_address", self.shipping_address, errors),
+            billing_address: address("billing_address", self.billing_address, errors),
+            note: note(self.note, errors),
+        };
+        OrderDraft {
+            details,
+            shipping_total,
+            lines: Some(lines(self.lines, errors)),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct OrderChanges {
+    #[serde(default, alias = "line_items")]
+    lines: Patch<Vec<LineInput>>,
+    #[serde(default)]
+    email: Patch<String>,
+    #[serde(default)]
+    contact_name: Patch<String>,
+    #[serde(default)]
+    phone_number: Patch<String>,
+    #[serde(default)]
+    shipping_address: Patch<Address>,
+    #[serde(default)]
+    billing_address: Patch<Address>,
+    #[serde(default)]
+    note: Patch<String>,
+    #[serde(default)]
+    shipping_total: Patch<i64>,
+    #[serde(default)]
+    status: Patch<Value>,
+}
+
+impl OrderChanges {
+    /// The draft of `order` with these changes. Lines, addresses and shipping change only
+    /// in checkout; the contact fields and the note in any status.
+    pub fn apply(self, order: &Order, errors: &mut FieldErrors) -> OrderDraft {
+        if !self.status.is_absent() {
+            errors.add(
+                "status",
+                "changes through the order's place, close, ship and cancel links",
+            );
+        }
+        if !order.status.is_editable() {
+            for (field, given) in [
+                ("lines", !self.lines.is_absent()),
+                ("shipping_address", !self.shipping_address.is_absent()),
+                ("billing_address", !self.billing_address.is_absent()),
+                ("shipping_total", !self.shipping_total.is_absent()),
+            ] {
+                if given {
+                    errors.add(field, checkout_only(order.status));
+                }
+            }
+        }
+        for (field, null) in [
+            ("lines", self.lines == Patch::Null),
+            ("shipping_total", self.shipping_total == Patch::Null),
+        ] {
+            if null {
+                errors.add(field, "can't be null");
+            }
+        }
+        let mut details = order.details();
+        let mut contact = |field: &str, patch: Patch<String>, slot: &mut Option<String>| match patch
+        {
+            Patch::Absent => {}
+            Patch::Null => *slot = None,
+            Patch::Value(v) => *slot = contact_text(field, Some(v), errors),
+        };
+        contact("email", self.email, &mut details.email);
+        contact("contact_name", self.contact_name, &mut details.contact_name);
+        contact("phone_number", self.phone_number, &mut details.phone_number);
+        for (field, patch, slot) in [
+            (
+                "shipping_address",
+                self.shipping_address,
+                &mut details.shipping_address,
+            ),
+            (
+                "billing_address",
+                self.billing_address,
+                &mut details.billing_address,
+            ),
+        ] {
+            match patch {
+                _ if !order.status.is_editable() => {}
+                Patch::Absent => {}
+                Patch::Null => *slot = None,
+                Patch::Value(a) => *slot = address(field, Some(a), errors),
+            }
+        }
+        match self.note {
+            Patch::Absent => {}
+            Patch::Null => details.note.clear(),
+            Patch::Value(n) => details.note = note(Some(n), errors),
+        }
+        // What only checkout may change was refused above in other statuses.
+        let editable = order.status.is_editable();
+        let shipping_total = match self.shipping_total {
+            Patch::Value(s) if editable => {
+                errors.check("shipping_total", amount(s));
+                s
+            }
+            _ => order.shipping_total,
+        };
+        let lines = match self.lines {
+            Patch::Value(given) if editable => Some(lines(given, errors)),
+            _ => None,
+        };
+        OrderDraft {
+            details,
+            shipping_total,
+            lines,
+        }
+    }
+}
+
+/// The tracking a shipment may carry.
+#[derive(Debug, Default, Deserialize)]
+pub struct ShipInput {
+    #[serde(default)]
+    tracking_code: Option<String>,
+    #[serde(default)]
+    courier_name: Option<String>,
+    #[serde(default)]
+    tracking_url: Option<String>,
+}
+
+impl ShipInput {
+    pub fn validate(self, errors: &mut FieldErrors) -> Tracking {
+        let tracking_url = contact_text("tracking_url", self.tracking_url, errors);
+        if let Some(url) = &tracking_url
+            && !(url.starts_with("https://") || url.starts_with("http://"))
+        {
+            errors.add("tracking_url", "must be an http or https URL");
+        }
+        Tracking {
+            tracking_code: contact_text("tracking_code", self.tracking_code, errors),
+            courier_name: contact_text("courier_name", self.courier_name, errors),
+            tracking_url,
+        }
+    }
+}
+
+/// The message for a field that only an order in checkout may change.
+pub fn checkout_only(status: OrderStatus) -> String {
+    format!("can change only while the order is in checkout (it is {status})")
+}
+
+fn lines(given: Vec<LineInput>, errors: &mut FieldErrors) -> Vec<WantedLine> {
+    if given.is_empty() {
+        errors.add("lines", "must name at least one variant");
+    } else if given.len() > LINES_MAX {
+        errors.add(
+            "lines",
+            format!("has too many lines (maximum is {LINES_MAX})"),
+        );
+    }
+    let mut wanted: Vec<WantedLine> = Vec::with_capacity(given.len());
+    for (i, line) in given.into_iter().enumerate() {
+        if !(1..=QUANTITY_MAX).contains(&line.quantity) {
+            errors.add(
+                format!("lines[{i}].quantity"),
+                format!("must be an integer from 1 to {QUANTITY_MAX}"),
+            );
+        }
+        if wanted.iter().any(|w| w.variant_id == line.variant_id) {
+            errors.add(
+                format!("lines[{i}].variant_id"),
+                "is given twice: give its total quantity on one line",
+            );
+        }
+        wanted.push(WantedLine {
+            variant_id: line.variant_id,
+            quantity: line.quantity,
+        });
+    }
+    wanted
+}
+
+/// A trimmed contact or tracking field; blank means none. `email` must look like one.
+fn contact_text(field: &str, value: Option<String>, errors: &mut FieldErrors) -> Option<String> {
+    let value = value
+        .map(|v| v.trim().to_owned())
+        .filter(|v| !v.is_empty())?;
+    if field == "email" {
+        errors.check(field, validation::email(&value));
+    } else {
+        errors.check(field, validation::length(&value, TEXT_MAX));
+    }
+    Some(value)
+}
+
+fn address(field: &str, value: Option<Address>, errors: &mut FieldErrors) -> Option<Address> {
+    let (address, problems) = value?.normalized();
+    for (part, message) in problems {
+        errors.add(format!("{field}.{part}"), message);
+    }
+    (address != Address::default()).then_some(address)
+}
+
+fn note(value: Option<String>, errors: &mut FieldErrors) -> String {
+    let note = value.unwrap_or_default();
+    errors.check("note", validation::length(&note, NOTE_MAX));
+    note
+}

@@ -1,0 +1,232 @@
+//! Orders: a shop's orders with their lines, listed and read with `orders.read`, created in
+//! checkout, edited, moved along the state machine (place, close, ship, cancel) and deleted
+//! with `orders.write`.
+
+mod input;
+mod representation;
+mod write;
+
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
+use axum::routing::{get, post, put};
+use domain::order::{OrderStatus, Transition};
+use domain::{FieldErrors, Scope};
+use storage::orders::{self, OrderFilter, OrderLine};
+use storage::sql::Direction;
+
+use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::hal_response::Hal;
+use crate::kernel::input::{JsonBody, ResourceId};
+use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::query::QueryParams;
+use crate::state::AppState;
+
+pub use representation::order_resource;
+
+pub static ORDER_LIST: ListSpec = ListSpec {
+    name: "orders",
+    default_per_page: 20,
+    sort_fields: orders::SORT_FIELDS,
+    default_sort: ("id", Direction::Desc),
+    filters: &[
+        "status",
+        "shop_ids",
+        "code",
+        "total.gte",
+        "total.lte",
+        "created_on.gte",
+        "created_on.lte",
+        "updated_on.gte",
+        "updated_on.lte",
+    ],
+};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/orders", get(list))
+        .route("/orders/{id}", get(show).put(update).delete(delete))
+        .route("/orders/{id}/place", put(place))
+        .route("/orders/{id}/close", put(close))
+        .route("/orders/{id}/ship", put(ship))
+        .route("/orders/{id}/cancel", put(cancel))
+        .route("/shops/{id}/orders", post(create))
+}
+
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersRead)?;
+    let mut errors = FieldErrors::new();
+    let request = ListRequest::parse(
+        &ORDER_LIST,
+        QueryParams::parse(query.as_deref()),
+        &mut errors,
+    );
+    let filter = filter(&request.params, &mut errors);
+    errors.into_result()?;
+    let (rows, total) = auth
+        .tenant_page(|tenant| {
+            orders::list(&state.db, tenant, &filter, request.sort, request.window())
+        })
+        .await?;
+    let ids: Vec<i64> = rows.iter().map(|o| o.id).collect();
+    let lines = orders::lines_of(&state.db, &ids).await?;
+    let items = rows
+        .iter()
+        .map(|order| {
+            let own = lines_of_order(&lines, order.id);
+            order_resource(&state.urls, &auth, order, own)
+        })
+        .collect();
+    Ok(request.respond(&ORDER_LIST, &state, "/orders", total, items))
+}
+
+/// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code
+/// that is not a number matches no order.
+fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
+    let statuses = params.list("status").map(|names| {
+        names
+            .iter()
+            .filter_map(|name| match OrderStatus::parse_lenient(name) {
+                Ok(status) => Some(status),
+                Err(e) => {
+                    errors.add("status", format!("`{name}` {e}"));
+                    None
+                }
+            })
+            .collect()
+    });
+    OrderFilter {
+        statuses,
+        shop_ids: params.id_list("shop_ids", errors),
+        codes: params
+            .list("code")
+            .map(|codes| codes.iter().filter_map(|c| c.parse().ok()).collect()),
+        total: params.int_range("total", errors),
+        created_on: params.time_range("created_on", errors),
+        updated_on: params.time_range("updated_on", errors),
+    }
+}
+
+/// One order's share of a page's lines (which come ordered by order).
+fn lines_of_order(lines: &[OrderLine], order_id: i64) -> &[OrderLine] {
+    let start = lines.partition_point(|l| l.order_id < order_id);
+    let end = lines.partition_point(|l| l.order_id <= order_id);
+    &lines[start..end]
+}
+
+async fn show(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersRead)?;
+    let tenant = auth.own_tenant()?;
+    let order = orders::find(&state.db, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    let lines = orders::lines_of(&state.db, &[id]).await?;
+    let doc = order_resource(&state.urls, &auth, &order, &lines).into_value(state.urls.curies());
+    Ok(Hal::ok(doc, order.updated_on))
+}
+
+async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(shop_id): ResourceId,
+    JsonBody(input): JsonBody<input::NewOrder>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let (order, doc) = write::create(&state, &auth, shop_id, input).await?;
+    Ok(Hal::created(
+        doc,
+        state.urls.order(order.id),
+        order.updated_on,
+    ))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(changes): JsonBody<input::OrderChanges>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let (order, doc) = write::update(&state, &auth, id, &headers, changes).await?;
+    Ok(Hal::ok(doc, order.updated_on))
+}
+
+async fn delete(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let doc = write::delete(&state, &auth, id, &headers).await?;
+    Ok(Hal::ok(doc, state.clock.now()))
+}
+
+/// Makes a move of the state machine; `ship` carries the tracking.
+async fn move_order(
+    state: &AppState,
+    auth: &Auth,
+    id: i64,
+    headers: &HeaderMap,
+    transition: Transition,
+    shipment: Option<input::ShipInput>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let (order, doc) = write::transition(state, auth, id, headers, transition, shipment).await?;
+    Ok(Hal::ok(doc, order.updated_on))
+}
+
+async fn place(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    move_order(&state, &auth, id, &headers, Transition::Place, None).await
+}
+
+async fn close(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    move_order(&state, &auth, id, &headers, Transition::Close, None).await
+}
+
+async fn ship(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(shipment): JsonBody<input::ShipInput>,
+) -> ApiResult<Hal> {
+    move_order(
+        &state,
+        &auth,
+        id,
+        &headers,
+        Transition::Ship,
+        Some(shipment),
+    )
+    .await
+}
+
+async fn cancel(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+) -> ApiResult<Hal> {
+    move_order(&state, &auth, id, &headers, Transition::Cancel, None).await
+}

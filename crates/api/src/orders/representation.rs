@@ -1,0 +1,140 @@
+//! How an order looks to a client: its fields, its lines embedded, and the moves its status
+//! and the token allow as links.
+
+use domain::order::{Address, OrderStatus, Transition};
+use domain::{Scope, Timestamp};
+use hal::{Link, RelDef, Resource};
+use oauth::Principal;
+use serde::Serialize;
+use storage::orders::{Order, OrderLine};
+
+use crate::rels;
+use crate::urls::Urls;
+
+#[derive(Serialize)]
+struct OrderFields<'a> {
+    id: i64,
+    shop_id: i64,
+    seller_id: i64,
+    code: String,
+    status: OrderStatus,
+    currency_code: &'a str,
+    email: Option<&'a str>,
+    contact_name: Option<&'a str>,
+    phone_number: Option<&'a str>,
+    shipping_address: Option<&'a Address>,
+    billing_address: Option<&'a Address>,
+    note: &'a str,
+    net_total: i64,
+    discount_total: i64,
+    shipping_total: i64,
+    tax_total: i64,
+    total: i64,
+    tracking_code: Option<&'a str>,
+    courier_name: Option<&'a str>,
+    tracking_url: Option<&'a str>,
+    app_id: Option<i64>,
+    created_on: Timestamp,
+    updated_on: Timestamp,
+    placed_on: Option<Timestamp>,
+    closed_on: Option<Timestamp>,
+    shipped_on: Option<Timestamp>,
+    cancelled_on: Option<Timestamp>,
+}
+
+#[derive(Serialize)]
+struct LineFields<'a> {
+    id: i64,
+    product_id: i64,
+    variant_id: Option<i64>,
+    title: &'a str,
+    variant_title: &'a str,
+    sku: Option<&'a str>,
+    unit_price: i64,
+    quantity: i64,
+    line_total: i64,
+}
+
+/// The rel of each move.
+fn rel_of(transition: Transition) -> &'static RelDef {
+    match transition {
+        Transition::Place => &rels::ORDERS_PLACE,
+        Transition::Close => &rels::ORDERS_CLOSE,
+        Transition::Ship => &rels::ORDERS_SHIP,
+        Transition::Cancel => &rels::ORDERS_CANCEL,
+    }
+}
+
+/// An order with its lines, and the links this principal may follow in its status.
+pub fn order_resource(
+    urls: &Urls,
+    principal: &Principal,
+    order: &Order,
+    lines: &[OrderLine],
+) -> Resource {
+    let at = |micros: Option<i64>| micros.map(Timestamp::from_micros);
+    let fields = OrderFields {
+        id: order.id,
+        shop_id: order.shop_id,
+        seller_id: order.seller_id,
+        code: order.code.to_string(),
+        status: order.status,
+        currency_code: &order.currency_code,
+        email: order.email.as_deref(),
+        contact_name: order.contact_name.as_deref(),
+        phone_number: order.phone_number.as_deref(),
+        shipping_address: order.shipping_address.0.as_ref(),
+        billing_address: order.billing_address.0.as_ref(),
+        note: &order.note,
+        net_total: order.net_total,
+        discount_total: order.discount_total,
+        shipping_total: order.shipping_total,
+        tax_total: order.tax_total,
+        total: order.total,
+        tracking_code: order.tracking_code.as_deref(),
+        courier_name: order.courier_name.as_deref(),
+        tracking_url: order.tracking_url.as_deref(),
+        app_id: order.app_id,
+        created_on: order.created_on,
+        updated_on: order.updated_on,
+        placed_on: at(order.placed_on),
+        closed_on: at(order.closed_on),
+        shipped_on: at(order.shipped_on),
+        cancelled_on: at(order.cancelled_on),
+    };
+    let id = order.id;
+    let write = principal.has(Scope::OrdersWrite);
+    let mut resource = Resource::new(["order"])
+        .with_properties(&fields)
+        .link("self", Link::get(urls.order(id)))
+        .rel_if(write, &rels::ORDERS_UPDATE, || urls.order(id))
+        .rel_if(
+            write && order.status.is_editable(),
+            &rels::ORDERS_DELETE,
+            || urls.order(id),
+        );
+    for transition in order.status.transitions() {
+        resource = resource.rel_if(write, rel_of(transition), || {
+            urls.order_action(id, transition.as_str())
+        });
+    }
+    resource
+        .rel_if(principal.has(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
+            urls.shop(order.shop_id)
+        })
+        .embed_all("lines", lines.iter().map(line_resource))
+}
+
+fn line_resource(line: &OrderLine) -> Resource {
+    Resource::new(["order_line"]).with_properties(&LineFields {
+        id: line.id,
+        product_id: line.product_id,
+        variant_id: line.variant_id,
+        title: &line.title,
+        variant_title: &line.variant_title,
+        sku: line.sku.as_deref(),
+        unit_price: line.unit_price,
+        quantity: line.quantity,
+        line_total: line.line_total,
+    })
+}

@@ -1,0 +1,433 @@
+//! Orders: a shop's orders and their lines. The account and seller are kept on the row so
+//! that every tenancy filter is one indexed comparison; codes come from a per-shop counter
+//! bumped in the writing transaction; lines snapshot what they sell and refer to the
+//! catalog by id only.
+
+use domain::Timestamp;
+use domain::order::{Address, OrderStatus, Totals};
+
+use crate::Tenant;
+use crate::db::{Database, Exec, Tx};
+use crate::error::Result;
+use crate::json::{JsonText, to_text};
+use crate::products::{execute_bound, insert_rows};
+use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::tenant_rows;
+
+/// The first code of a shop's orders.
+pub const FIRST_CODE: i64 = 1001;
+
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Order {
+    pub id: i64,
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub shop_id: i64,
+    pub code: i64,
+    #[sqlx(try_from = "String")]
+    pub status: OrderStatus,
+    pub currency_code: String,
+    pub email: Option<String>,
+    pub contact_name: Option<String>,
+    pub phone_number: Option<String>,
+    #[sqlx(try_from = "Option<String>")]
+    pub shipping_address: JsonText<Option<Address>>,
+    #[sqlx(try_from = "Option<String>")]
+    pub billing_address: JsonText<Option<Address>>,
+    pub note: String,
+    pub net_total: i64,
+    pub discount_total: i64,
+    pub shipping_total: i64,
+    pub tax_total: i64,
+    pub total: i64,
+    pub tracking_code: Option<String>,
+    pub courier_name: Option<String>,
+    pub tracking_url: Option<String>,
+    pub app_id: Option<i64>,
+    #[sqlx(try_from = "i64")]
+    pub created_on: Timestamp,
+    #[sqlx(try_from = "i64")]
+    pub updated_on: Timestamp,
+    pub placed_on: Option<i64>,
+    pub closed_on: Option<i64>,
+    pub shipped_on: Option<i64>,
+    pub cancelled_on: Option<i64>,
+}
+
+macro_rules! columns {
+    () => {
+        "id, account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, phone_number, \
+         shipping_address, billing_address, note, net_total, discount_total, shipping_total, tax_total, total, \
+         tracking_code, courier_name, tracking_url, app_id, created_on, updated_on, placed_on, closed_on, \
+         shipped_on, cancelled_on"
+    };
+}
+
+/// Fields an order list may be sorted by; each is indexed with the account.
+pub const SORT_FIELDS: &[&str] = &["id", "code", "total", "created_on", "updated_on"];
+
+/// The contact, addresses and note of an order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OrderDetails {
+    pub email: Option<String>,
+    pub contact_name: Option<String>,
+    pub phone_number: Option<String>,
+    pub shipping_address: Option<Address>,
+    pub billing_address: Option<Address>,
+    pub note: String,
+}
+
+/// Tracking of a shipped order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tracking {
+    pub tracking_code: Option<String>,
+    pub courier_name: Option<String>,
+    pub tracking_url: Option<String>,
+}
+
+impl Order {
+    pub fn details(&self) -> OrderDetails {
+        OrderDetails {
+            email: self.email.clone(),
+            contact_name: self.contact_name.clone(),
+            phone_number: self.phone_number.clone(),
+            shipping_address: self.shipping_address.0.clone(),
+            billing_address: self.billing_address.0.clone(),
+            note: self.note.clone(),
+        }
+    }
+
+    pub fn set_details(&mut self, details: OrderDetails) {
+        self.email = details.email;
+        self.contact_name = details.contact_name;
+        self.phone_number = details.phone_number;
+        self.shipping_address = JsonText(details.shipping_address);
+        self.billing_address = JsonText(details.billing_address);
+        self.note = details.note;
+    }
+
+    pub fn totals(&self) -> Totals {
+        Totals {
+            net_total: self.net_total,
+            discount_total: self.discount_total,
+            shipping_total: self.shipping_total,
+            tax_total: self.tax_total,
+            total: self.total,
+        }
+    }
+
+    pub fn set_totals(&mut self, totals: Totals) {
+        self.net_total = totals.net_total;
+        self.discount_total = totals.discount_total;
+        self.shipping_total = totals.shipping_total;
+        self.tax_total = totals.tax_total;
+        self.total = totals.total;
+    }
+
+    /// Moves the order to `status`, noting when it first got there.
+    pub fn enter(&mut self, status: OrderStatus, now: Timestamp) {
+        self.status = status;
+        let noted = match status {
+            OrderStatus::Checkout => return,
+            OrderStatus::Placed => &mut self.placed_on,
+            OrderStatus::Closed => &mut self.closed_on,
+            OrderStatus::Shipped => &mut self.shipped_on,
+            OrderStatus::Cancelled => &mut self.cancelled_on,
+        };
+        noted.get_or_insert(now.as_micros());
+    }
+
+    pub fn set_tracking(&mut self, tracking: Tracking) {
+        self.tracking_code = tracking.tracking_code;
+        self.courier_name = tracking.courier_name;
+        self.tracking_url = tracking.tracking_url;
+    }
+}
+
+/// One line of an order.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct OrderLine {
+    pub id: i64,
+    pub order_id: i64,
+    pub position: i64,
+    pub product_id: i64,
+    pub variant_id: Option<i64>,
+    pub title: String,
+    pub variant_title: String,
+    pub sku: Option<String>,
+    pub unit_price: i64,
+    pub quantity: i64,
+    pub line_total: i64,
+}
+
+/// What a line is written with: what was sold, as it was then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineData {
+    pub product_id: i64,
+    pub variant_id: Option<i64>,
+    pub title: String,
+    pub variant_title: String,
+    pub sku: Option<String>,
+    pub unit_price: i64,
+    pub quantity: i64,
+    pub line_total: i64,
+}
+
+impl OrderLine {
+    pub fn data(&self) -> LineData {
+        LineData {
+            product_id: self.product_id,
+            variant_id: self.variant_id,
+            title: self.title.clone(),
+            variant_title: self.variant_title.clone(),
+            sku: self.sku.clone(),
+            unit_price: self.unit_price,
+            quantity: self.quantity,
+            line_total: self.line_total,
+        }
+    }
+}
+
+/// A new order of a shop.
+pub struct NewOrder<'a> {
+    pub account_id: i64,
+    pub seller_id: i64,
+    pub shop_id: i64,
+    pub code: i64,
+    pub currency_code: &'a str,
+    pub details: &'a OrderDetails,
+    pub totals: Totals,
+    pub app_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct OrderFilter {
+    pub statuses: Option<Vec<OrderStatus>>,
+    pub shop_ids: Option<Vec<i64>>,
+    pub codes: Option<Vec<i64>>,
+    pub total: (Option<i64>, Option<i64>),
+    pub created_on: (Option<i64>, Option<i64>),
+    pub updated_on: (Option<i64>, Option<i64>),
+}
+
+/// The next code of the shop's orders (1001 first), reserved in the caller's transaction.
+pub async fn next_code(tx: &mut Tx, shop_id: i64) -> Result<i64> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar(
+            "INSERT INTO order_codes (shop_id, last_code) VALUES ($1, $2) \
+             ON CONFLICT (shop_id) DO UPDATE SET last_code = order_codes.last_code + 1 RETURNING last_code",
+        )
+        .bind(shop_id)
+        .bind(FIRST_CODE)
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i64> {
+    let details = new.details;
+    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar(
+            "INSERT INTO orders (account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, \
+             phone_number, shipping_address, billing_address, note, net_total, discount_total, shipping_total, \
+             tax_total, total, app_id, created_on, updated_on) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) \
+             RETURNING id",
+        )
+        .bind(new.account_id)
+        .bind(new.seller_id)
+        .bind(new.shop_id)
+        .bind(new.code)
+        .bind(OrderStatus::Checkout.as_str())
+        .bind(new.currency_code)
+        .bind(&details.email)
+        .bind(&details.contact_name)
+        .bind(&details.phone_number)
+        .bind(details.shipping_address.as_ref().map(to_text))
+        .bind(details.billing_address.as_ref().map(to_text))
+        .bind(&details.note)
+        .bind(new.totals.net_total)
+        .bind(new.totals.discount_total)
+        .bind(new.totals.shipping_total)
+        .bind(new.totals.tax_total)
+        .bind(new.totals.total)
+        .bind(new.app_id)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })?;
+    Ok(id)
+}
+
+/// Writes every changeable column of `order` (locked by the caller), with `updated_on`.
+pub async fn save(tx: &mut Tx, order: &Order, now: Timestamp) -> Result<()> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(
+            "UPDATE orders SET status = $2, email = $3, contact_name = $4, phone_number = $5, \
+             shipping_address = $6, billing_address = $7, note = $8, net_total = $9, discount_total = $10, \
+             shipping_total = $11, tax_total = $12, total = $13, tracking_code = $14, courier_name = $15, \
+             tracking_url = $16, placed_on = $17, closed_on = $18, shipped_on = $19, cancelled_on = $20, \
+             updated_on = $21 WHERE id = $1",
+        )
+        .bind(order.id)
+        .bind(order.status.as_str())
+        .bind(&order.email)
+        .bind(&order.contact_name)
+        .bind(&order.phone_number)
+        .bind(order.shipping_address.0.as_ref().map(to_text))
+        .bind(order.billing_address.0.as_ref().map(to_text))
+        .bind(&order.note)
+        .bind(order.net_total)
+        .bind(order.discount_total)
+        .bind(order.shipping_total)
+        .bind(order.tax_total)
+        .bind(order.total)
+        .bind(&order.tracking_code)
+        .bind(&order.courier_name)
+        .bind(&order.tracking_url)
+        .bind(order.placed_on)
+        .bind(order.closed_on)
+        .bind(order.shipped_on)
+        .bind(order.cancelled_on)
+        .bind(now.as_micros())
+        .execute(c)
+        .await
+        .map(|_| ())
+    })?;
+    Ok(())
+}
+
+/// Replaces the order's lines with `lines`, in this order.
+pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Result<()> {
+    execute_bound(
+        tx,
+        "DELETE FROM order_lines WHERE order_id = $1".to_owned(),
+        &[Arg::Int(order_id)],
+    )
+    .await?;
+    let rows = lines.iter().zip(1_i64..).map(|(line, position)| {
+        [
+            Arg::Int(order_id),
+            Arg::Int(position),
+            Arg::Int(line.product_id),
+            Arg::MaybeInt(line.variant_id),
+            Arg::Text(line.title.clone()),
+            Arg::Text(line.variant_title.clone()),
+            Arg::MaybeText(line.sku.clone()),
+            Arg::Int(line.unit_price),
+            Arg::Int(line.quantity),
+            Arg::Int(line.line_total),
+        ]
+    });
+    insert_rows(
+        tx,
+        "order_lines (order_id, position, product_id, variant_id, title, variant_title, sku, unit_price, \
+         quantity, line_total)",
+        rows,
+    )
+    .await
+}
+
+/// Deletes the order with its lines.
+pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
+    execute_bound(
+        tx,
+        "DELETE FROM orders WHERE id = $1".to_owned(),
+        &[Arg::Int(id)],
+    )
+    .await
+}
+
+pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Order>> {
+    tenant_rows::find(exec, "orders", columns!(), tenant, id).await
+}
+
+/// Reads an order and holds it against concurrent writers until the transaction ends.
+pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Order>> {
+    tenant_rows::find_for_update(tx, "orders", columns!(), tenant, id).await
+}
+
+/// Every line of these orders in one query, by order and position.
+pub async fn lines_of<'a>(exec: impl Into<Exec<'a>>, order_ids: &[i64]) -> Result<Vec<OrderLine>> {
+    if order_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.any_of("order_id", order_ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "SELECT id, order_id, position, product_id, variant_id, title, variant_title, sku, unit_price, quantity, \
+         line_total FROM order_lines{} ORDER BY order_id, position, id",
+        f.where_sql()
+    );
+    Ok(fetch_all_bound!(exec.into(), OrderLine, sql, f.args())?)
+}
+
+/// A page of the tenant's orders under `filter`, and their total.
+pub async fn list(
+    db: &Database,
+    tenant: Tenant,
+    filter: &OrderFilter,
+    sort: Sort,
+    window: Window,
+) -> Result<(Vec<Order>, u64)> {
+    let mut f = Filter::new();
+    f.eq("account_id", Arg::Int(tenant.account_id))
+        .eq_opt("seller_id", tenant.seller_id.map(Arg::Int));
+    if let Some(statuses) = &filter.statuses {
+        f.any_of(
+            "status",
+            statuses.iter().map(|s| Arg::Text(s.as_str().to_owned())),
+        );
+    }
+    if let Some(ids) = &filter.shop_ids {
+        f.any_of("shop_id", ids.iter().copied().map(Arg::Int));
+    }
+    if let Some(codes) = &filter.codes {
+        f.any_of("code", codes.iter().copied().map(Arg::Int));
+    }
+    f.range("total", filter.total.0, filter.total.1)
+        .range("created_on", filter.created_on.0, filter.created_on.1)
+        .range("updated_on", filter.updated_on.0, filter.updated_on.1);
+    let sql = list_sql(columns!(), "orders", &f, sort, window);
+    fetch_list!(Exec::Db(db), Order, sql, f)
+}
+
+/// A variant as an order line may sell it: with its product's title and currency, and
+/// whether the product is available in the order's shop.
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Sellable {
+    pub variant_id: i64,
+    pub product_id: i64,
+    pub title: String,
+    pub variant_title: String,
+    pub sku: Option<String>,
+    pub price: i64,
+    pub price_comparison: Option<i64>,
+    pub currency_code: String,
+    pub in_shop: bool,
+}
+
+/// The seller's variants among `variant_ids`, as lines of an order in `shop_id` would
+/// sell them; one query.
+pub async fn sellable<'a>(
+    exec: impl Into<Exec<'a>>,
+    seller_id: i64,
+    shop_id: i64,
+    variant_ids: &[i64],
+) -> Result<Vec<Sellable>> {
+    let mut p = Params::new();
+    let shop = p.bind(Arg::Int(shop_id));
+    let seller = p.bind(Arg::Int(seller_id));
+    let ids = p.bind_all(variant_ids.iter().copied().map(Arg::Int));
+    // Availability is a column, not a condition: a variant outside the shop is reported,
+    // not silently left out.
+    let sql = format!(
+        "SELECT v.id AS variant_id, v.product_id, p.title, v.title AS variant_title, v.sku, v.price, \
+         v.price_comparison, p.currency_code, CASE WHEN p.all_shops = TRUE OR EXISTS (SELECT 1 FROM \
+         product_shops ps WHERE ps.product_id = p.id AND ps.shop_id = {shop}) THEN TRUE ELSE FALSE END AS in_shop \
+         FROM variants v JOIN products p ON p.id = v.product_id WHERE v.seller_id = {seller} AND v.id IN ({ids}) \
+         ORDER BY v.id"
+    );
+    Ok(fetch_all_bound!(exec.into(), Sellable, sql, p.args())?)
+}

@@ -1,8 +1,9 @@
 //! This node's lanes of claimed deliveries, one per subscription: at most `per_lane`
 //! attempts in flight (sent, and not yet recorded) for one subscription and `max_sending`
-//! in all, with as many again waiting per subscription, so that a slow target holds only
-//! its own share, a crash cuts short no more than that, and a fast target never waits
-//! for a database round trip between attempts.
+//! in all, with up to twice as many waiting per subscription, so that a slow target holds
+//! only its own share, a crash cuts short no more than that, and a fast target never
+//! waits for a database round trip between attempts: a lane is refilled while it still
+//! has a share waiting.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -68,13 +69,20 @@ impl<T> Lanes<T> {
         (2 * self.max_sending).saturating_sub(self.held)
     }
 
+    /// What a lane holds at most: its share in flight and twice that waiting.
     fn capacity(&self) -> usize {
+        3 * self.per_lane
+    }
+
+    /// A lane holding no more than this may be refilled: a share still waits when its
+    /// share in flight is sent.
+    fn refill_mark(&self) -> usize {
         2 * self.per_lane
     }
 
-    /// Subscriptions not to claim for now: holding more than half their capacity.
+    /// Subscriptions not to claim for now: holding more than their refill mark.
     pub fn full(&self) -> Vec<i64> {
-        let mark = self.capacity() / 2;
+        let mark = self.refill_mark();
         self.lanes
             .iter()
             .filter(|(_, lane)| lane.held() > mark)
@@ -99,7 +107,7 @@ impl<T> Lanes<T> {
     /// Whether a claim could add anything: some lane is below its refill mark, or none is
     /// full at all.
     pub fn refillable(&self) -> bool {
-        let mark = self.capacity() / 2;
+        let mark = self.refill_mark();
         self.lanes.is_empty() || self.lanes.values().any(|lane| lane.held() <= mark)
     }
 
@@ -146,7 +154,7 @@ impl<T> Lanes<T> {
     /// An attempt of this subscription was recorded; answers whether its lane may be
     /// refilled.
     pub fn finished(&mut self, webhook: i64) -> bool {
-        let mark = self.capacity() / 2;
+        let mark = self.refill_mark();
         let Some(lane) = self.lanes.get_mut(&webhook) else {
             return true;
         };
@@ -188,37 +196,44 @@ mod tests {
     }
 
     #[test]
-    fn a_lane_sends_its_share_and_keeps_as_many_waiting() {
+    fn a_lane_sends_its_share_and_keeps_twice_as_many_waiting() {
         let mut lanes = Lanes::new(2, 100);
-        for item in 0..5 {
+        for item in 0..7 {
             let admitted = lanes.admit(7, item);
-            assert_eq!(admitted.is_ok(), item < 4, "item {item}");
+            assert_eq!(admitted.is_ok(), item < 6, "item {item}");
         }
         let (ready, stale) = lanes.ready(|_| true);
         assert_eq!(ids(&ready), vec![0, 1]);
         assert!(stale.is_empty());
-        assert_eq!(lanes.full(), vec![7], "4 held of 4 is more than half");
+        assert_eq!(
+            lanes.full(),
+            vec![7],
+            "6 held is above the refill mark of 4"
+        );
         assert!(!lanes.refillable());
         assert!(lanes.ready(|_| true).0.is_empty(), "two in flight already");
-        assert!(!lanes.finished(7), "3 held is still more than half");
+        assert!(!lanes.finished(7), "5 held is still above the mark");
         assert_eq!(ids(&lanes.ready(|_| true).0), vec![2]);
-        assert!(lanes.finished(7), "2 held: the lane may be refilled");
+        assert!(
+            lanes.finished(7),
+            "4 held, a share of them waiting: the lane may be refilled"
+        );
         assert!(lanes.full().is_empty());
         assert!(lanes.refillable());
-        assert_eq!(lanes.held(), 2);
+        assert_eq!(lanes.held(), 4);
     }
 
     #[test]
     fn a_quota_takes_what_each_lane_has_room_for() {
-        let mut lanes = Lanes::new(2, 3);
-        for item in 0..3 {
+        let mut lanes = Lanes::new(2, 4);
+        for item in 0..5 {
             lanes.admit(1, item).unwrap();
         }
         let mut quota = lanes.quota();
-        assert!(quota.take(1), "one place left of four");
+        assert!(quota.take(1), "one place left of six");
         assert!(!quota.take(1));
         let taken = (0..6).filter(|_| quota.take(2)).count();
-        assert_eq!(taken, 2, "six in all, three held, one taken for lane 1");
+        assert_eq!(taken, 2, "eight in all, five held, one taken for lane 1");
         assert!(!quota.take(3), "nothing left in all");
     }
 

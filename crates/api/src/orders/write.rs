@@ -11,7 +11,7 @@ use domain::{FieldErrors, Timestamp, topic};
 use serde_json::Value;
 use storage::orders::{self, LineData, NewOrder, Order, OrderLine};
 use storage::shops::{self, Shop};
-use storage::variants::{self, StockChange};
+use storage::variants::{self, StockChange, Variant};
 use storage::{Tenant, Tx, collections, price_lists, products};
 
 use super::input::{self, OrderChanges, ShipInput, WantedLine};
@@ -126,13 +126,8 @@ pub async fn transition(
     };
     errors.into_result()?;
     let ctx = WriteCtx::new(state, auth);
-    match effect {
-        StockEffect::Take => take_stock(&mut tx, &lines, ctx.now).await?,
-        StockEffect::Restore => restore_stock(&mut tx, &lines, ctx.now).await?,
-        StockEffect::None => {}
-    }
     if effect != StockEffect::None {
-        refresh_products(&mut tx, current.seller_id, &lines, ctx.now).await?;
+        move_stock(&mut tx, ctx, tenant, &lines, effect).await?;
     }
     let mut order = current.clone();
     order.enter(to, ctx.now);
@@ -332,8 +327,9 @@ fn order_totals(lines: &mut [LineData], shipping_total: i64, errors: &mut FieldE
 /// Takes each line's quantity from its variant's stock, in variant order (so that
 /// concurrent placements lock rows in the same order). A variant without enough stock, not
 /// sold on backorder, or gone, makes the whole placement a 422 naming every such line.
-async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResult<()> {
+async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResult<Vec<Variant>> {
     let mut errors = FieldErrors::new();
+    let mut changed = Vec::with_capacity(lines.len());
     let mut order: Vec<(usize, &OrderLine)> = lines.iter().enumerate().collect();
     order.sort_by_key(|(_, l)| l.variant_id);
     for (i, line) in order {
@@ -341,7 +337,7 @@ async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResu
             continue;
         };
         match variants::adjust_stock(tx, line.product_id, variant_id, -line.quantity, now).await? {
-            StockChange::Applied(_) => {}
+            StockChange::Applied(variant) => changed.push(*variant),
             StockChange::Insufficient(stock) => errors.add(
                 format!("lines[{i}].quantity"),
                 format!(
@@ -355,34 +351,61 @@ async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResu
             ),
         }
     }
-    Ok(errors.into_result()?)
+    errors.into_result()?;
+    Ok(changed)
 }
 
 /// Gives each line's quantity back to its variant (those since deleted are skipped).
-async fn restore_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResult<()> {
-    let mut order: Vec<&OrderLine> = lines.iter().collect();
-    order.sort_by_key(|l| l.variant_id);
-    for line in order {
-        if let Some(variant_id) = line.variant_id {
-            variants::adjust_stock(tx, line.product_id, variant_id, line.quantity, now).await?;
-        }
-    }
-    Ok(())
-}
-
-/// After stock changed: the products' `updated_on` (their variants' stock shows in them)
-/// and their smart collections (which may select on stock). The order's event is the
-/// record of the change; no product event is recorded.
-async fn refresh_products(
+async fn restore_stock(
     tx: &mut Tx,
-    seller_id: i64,
     lines: &[OrderLine],
     now: Timestamp,
+) -> ApiResult<Vec<Variant>> {
+    let mut order: Vec<&OrderLine> = lines.iter().collect();
+    order.sort_by_key(|l| l.variant_id);
+    let mut changed = Vec::with_capacity(lines.len());
+    for line in order {
+        if let Some(variant_id) = line.variant_id
+            && let StockChange::Applied(variant) =
+                variants::adjust_stock(tx, line.product_id, variant_id, line.quantity, now).await?
+        {
+            changed.push(*variant);
+        }
+    }
+    Ok(changed)
+}
+
+/// Takes or gives back the lines' stock and tells of it as a stock adjustment does: each
+/// changed variant's `products.updated.variants.updated` event (subscribers keeping stock
+/// levels hear of sales), its product's `updated_on` and smart collections. Products are
+/// locked first, in id order, as a stock adjustment locks its product before its variant.
+async fn move_stock(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    tenant: Tenant,
+    lines: &[OrderLine],
+    effect: StockEffect,
 ) -> ApiResult<()> {
     let product_ids: BTreeSet<i64> = lines.iter().map(|l| l.product_id).collect();
-    for product_id in product_ids {
-        products::touch(tx, product_id, now).await?;
-        collections::refresh_product(tx, seller_id, product_id).await?;
+    let mut locked = Vec::with_capacity(product_ids.len());
+    for id in product_ids {
+        locked.extend(products::find_for_update(tx, tenant, id).await?);
+    }
+    let changed = match effect {
+        StockEffect::Take => take_stock(tx, lines, ctx.now).await?,
+        StockEffect::Restore => restore_stock(tx, lines, ctx.now).await?,
+        StockEffect::None => Vec::new(),
+    };
+    for product in &locked {
+        products::touch(tx, product.id, ctx.now).await?;
+        collections::refresh_product(tx, product.seller_id, product.id).await?;
+    }
+    for variant in &changed {
+        let Some(product) = locked.iter().find(|p| p.id == variant.product_id) else {
+            continue;
+        };
+        let doc = crate::variants::document(ctx, tenant, variant);
+        crate::variants::record(tx, ctx, topic::VARIANTS_UPDATED, product, variant, &doc).await?;
     }
     Ok(())
 }

@@ -329,12 +329,14 @@ async fn check_images(
     Ok(())
 }
 
-fn document(ctx: WriteCtx<'_>, tenant: Tenant, variant: &Variant) -> Value {
+/// A variant as its tenant's GET shows it (also for orders' stock changes).
+pub(crate) fn document(ctx: WriteCtx<'_>, tenant: Tenant, variant: &Variant) -> Value {
     let urls = &ctx.state.urls;
     variant_resource(urls, ctx.auth, &CatalogView::Admin(tenant), variant).into_value(urls.curies())
 }
 
-async fn record(
+/// Records a variant's change, heard in its product's shops.
+pub(crate) async fn record(
     tx: &mut Tx,
     ctx: WriteCtx<'_>,
     topic: &'static str,

@@ -396,12 +396,14 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
         assert_eq!(status, StatusCode::OK, "{action}: {order}");
         moved.push((topic, order));
     }
-    // The product's delivery, the four order changes, and the shipment again.
-    let expected = 6;
+    // The product's delivery, the four order changes, the shipment again, and the stock
+    // the placement took.
+    let expected = 7;
     receiver
-        .wait_until("four order deliveries and the shipped one", |r| {
-            r.iter().filter(|x| !x.is_ping()).count() >= expected
-        })
+        .wait_until(
+            "four order deliveries, the shipped one and the stock taken",
+            |r| r.iter().filter(|x| !x.is_ping()).count() >= expected,
+        )
         .await;
     // Give a wrongly fanned-out or repeated delivery time to arrive before counting.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -451,13 +453,22 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
         "TRK-9"
     );
     assert_signed_once(&shipped[0], &shipped_only);
-    // Products hear their product's creation and nothing of the orders (nor of the stock
-    // the placement took); the app's own changes skip the notify_origin: false one.
-    let product_topics: Vec<String> = to(&products)
+    // Products hear their product's creation and the stock the placement took, nothing of
+    // the orders themselves; the app's own changes skip the notify_origin: false one.
+    let mut product_deliveries = to(&products);
+    product_deliveries.sort_by_key(|d| d.json()["sequence"].as_i64().unwrap());
+    let product_topics: Vec<String> = product_deliveries
         .iter()
         .map(|d| d.json()["topic"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(product_topics, ["products.created"]);
+    assert_eq!(
+        product_topics,
+        ["products.created", "products.updated.variants.updated"]
+    );
+    let sold = product_deliveries[1].json();
+    assert_eq!(sold["item_type"], "variant");
+    assert_eq!(sold["_embedded"]["item"]["id"], *variant);
+    assert_eq!(sold["_embedded"]["item"]["stock"], 3, "5 less the 2 placed");
     assert!(to(&not_mine).is_empty());
     let (_, quiet) = s
         .get_json(

@@ -1,5 +1,5 @@
 //! The serving process: database, authorization service, API, background work, and a
-//! graceful shutdown that lets requests in flight finish.
+//! graceful shutdown that lets requests in flight finish and hands webhook work back.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,7 +46,8 @@ pub struct RunningServer {
 }
 
 impl RunningServer {
-    /// Stops accepting connections, lets requests in flight finish, and closes the pools.
+    /// Stops accepting connections, lets requests in flight finish, hands webhook work
+    /// back (attempts in flight end and are recorded first), and closes the pools.
     pub async fn shutdown(mut self) -> anyhow::Result<()> {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -135,14 +136,19 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         tokio::spawn(refresh_signing_keys(auth.clone())),
         tokio::spawn(refresh_revocations(auth.clone())),
         tokio::spawn(record_token_use(auth)),
-        tokio::spawn(dispatcher.run()),
     ];
+    let dispatching = tokio::spawn(dispatcher.clone().run());
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = shutdown_rx.await;
             })
             .await;
+        // Webhook work is handed back once no request can make more.
+        dispatcher.stop();
+        if let Err(err) = dispatching.await {
+            tracing::warn!(error = %err, "the webhook dispatcher failed");
+        }
         background.iter().for_each(JoinHandle::abort);
         served.context("the HTTP server failed")
     });

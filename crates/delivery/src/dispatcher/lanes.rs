@@ -170,6 +170,23 @@ impl<T> Lanes<T> {
         held <= mark
     }
 
+    /// Attempts in flight, in all.
+    pub fn sending(&self) -> usize {
+        self.sending
+    }
+
+    /// Every waiting delivery, to be given back (the node stops).
+    pub fn take_waiting(&mut self) -> Vec<T> {
+        let waiting: Vec<T> = self
+            .lanes
+            .values_mut()
+            .flat_map(|lane| lane.waiting.drain(..))
+            .collect();
+        self.held -= waiting.len();
+        self.lanes.retain(|_, lane| lane.held() > 0);
+        waiting
+    }
+
     /// Stops a subscription's lane (its target asked to be left alone, or it is no longer
     /// active): answers the deliveries that were waiting, to be given back.
     pub fn halt(&mut self, webhook: i64) -> Vec<T> {
@@ -265,5 +282,24 @@ mod tests {
         assert!(lanes.finished(1));
         assert_eq!(lanes.held(), 0);
         assert!(lanes.halt(1).is_empty());
+    }
+
+    #[test]
+    fn taking_the_waiting_leaves_only_what_is_in_flight() {
+        let mut lanes = Lanes::new(1, 10);
+        for webhook in 1..=2 {
+            for item in 0..3 {
+                lanes.admit(webhook, webhook as u32 * 10 + item).unwrap();
+            }
+        }
+        assert_eq!(ids(&lanes.ready(|_| true).0), vec![10, 20]);
+        let mut waiting = lanes.take_waiting();
+        waiting.sort_unstable();
+        assert_eq!(waiting, vec![11, 12, 21, 22]);
+        assert_eq!((lanes.held(), lanes.sending()), (2, 2));
+        assert!(lanes.ready(|_| true).0.is_empty());
+        lanes.finished(1);
+        lanes.finished(2);
+        assert_eq!((lanes.held(), lanes.sending()), (0, 0));
     }
 }

@@ -9,7 +9,9 @@
 //! holds at most `per_webhook` of the `max_in_flight` slots.
 //!
 //! Claimed deliveries wait in per-subscription [`lanes`]; finished attempts are recorded
-//! in batches by the [`recorder`].
+//! in batches by the [`recorder`]. A node that is shut down gives back what waits and lets
+//! its attempts in flight end and be recorded, so that it leaves no claim for another node
+//! to wait out and no attempt to note as interrupted.
 
 mod lanes;
 mod recorder;
@@ -90,6 +92,10 @@ pub struct Dispatcher {
     /// Whether due deliveries may be waiting beyond what this node holds: the last claim
     /// scanned to its limit, or left out full lanes, or some were given back.
     backlog: AtomicBool,
+    /// Set by [`Dispatcher::stop`]: nothing more is claimed or sent.
+    stopping: AtomicBool,
+    /// Rung when the dispatcher is asked to stop.
+    stop_requested: Notify,
     finished: mpsc::UnboundedSender<Attempted>,
     /// The recorder's end of `finished`, until `run` starts it.
     to_record: Mutex<Option<mpsc::UnboundedReceiver<Attempted>>>,
@@ -147,30 +153,62 @@ impl Dispatcher {
             client,
             freed: Notify::new(),
             backlog: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
+            stop_requested: Notify::new(),
             finished,
             to_record: Mutex::new(Some(to_record)),
         }))
     }
 
-    /// Runs until the task is aborted.
+    /// Runs until [`stop`](Self::stop) is called: then gives back the deliveries waiting
+    /// in its lanes, waits (for the request timeout at most) until the attempts in flight
+    /// are recorded, and returns.
     pub async fn run(self: Arc<Self>) {
         tokio::spawn(webhook_deliveries::relay_notifications(self.db.clone()));
         if let Some(to_record) = self.to_record.lock().expect("never poisoned").take() {
             tokio::spawn(recorder::run(self.clone(), to_record));
         }
         let mut woken_by_work = true;
-        loop {
+        while !self.stopping.load(Ordering::SeqCst) {
             // Listen before looking, so that work committed meanwhile is not missed.
             let woken = webhook_deliveries::woken();
             let freed = self.freed.notified();
+            let stop = self.stop_requested.notified();
             if let Err(err) = self.clone().tick(woken_by_work).await {
                 tracing::warn!(error = %err, "webhook dispatch failed; retrying");
             }
             woken_by_work = tokio::select! {
                 () = woken => true,
                 () = freed => false,
+                () = stop => false,
                 () = tokio::time::sleep(self.config.poll) => true,
             };
+        }
+        self.hand_back().await;
+    }
+
+    /// Asks [`run`](Self::run) to hand its work back and return.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.stop_requested.notify_one();
+    }
+
+    /// Gives back every delivery waiting in the lanes, and waits until the attempts in
+    /// flight are recorded (or the longest an attempt may take has passed).
+    async fn hand_back(&self) {
+        let waiting: Vec<Delivery> = self
+            .lanes()
+            .take_waiting()
+            .into_iter()
+            .map(|c| c.delivery)
+            .collect();
+        if let Err(err) = self.give_back(waiting).await {
+            tracing::warn!(error = %err, "cannot give back webhook deliveries; their claims run out");
+        }
+        let deadline =
+            tokio::time::Instant::now() + self.config.total_timeout + self.config.connect_timeout;
+        while self.lanes().sending() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -270,7 +308,12 @@ impl Dispatcher {
         let mut refused = Vec::new();
         {
             let mut lanes = self.lanes();
+            let stopping = self.stopping.load(Ordering::SeqCst);
             for delivery in claimed {
+                if stopping {
+                    refused.push(delivery);
+                    continue;
+                }
                 let (Some(target), Some(event)) = (
                     targets.get(&delivery.webhook_id),
                     events.get(&delivery.event_id),
@@ -301,6 +344,9 @@ impl Dispatcher {
     /// Starts every waiting delivery its lane lets go now. One whose claim would run out
     /// before an attempt could end is given back rather than risk a double send.
     fn pump(self: &Arc<Self>) {
+        if self.stopping.load(Ordering::SeqCst) {
+            return;
+        }
         let deadline = self.clock.now().plus(self.config.total_timeout);
         let (ready, stale) = self.lanes().ready(|claimed| {
             claimed

@@ -5,7 +5,8 @@
 //! original, and each one is an attempt the history shows as interrupted, made under a
 //! claim a killed node held when it died (so there are at most as many duplicates as
 //! those claims). Two nodes on one PostgreSQL send each delivery once, and one keeps
-//! delivering when the other is killed.
+//! delivering when the other is killed. A node stopped with SIGTERM hands its work back:
+//! what was sent is recorded, what waited is free for the next node at once.
 //!
 //! The design's tighter bound — duplicates within the per-subscription in-flight cap per
 //! kill — is printed, not asserted: attempts that ended but were not yet recorded (the
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 
-use crate::binary::{Node, demo_owner_token, seed_demo};
+use crate::binary::{Node, demo_owner_token, seed_demo, sigterm};
 use crate::on_both_backends;
 use crate::receiver::{Received, Receiver, Reply};
 use crate::support::{Backend, TestDb, json};
@@ -30,6 +31,7 @@ use crate::support::{Backend, TestDb, json};
 on_both_backends!(
     killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted,
     two_nodes_send_each_delivery_once_and_survive_one_killed,
+    a_stopped_node_hands_its_webhook_work_back,
 );
 
 /// How long a claim holds: longer than an attempt can take (request and connect
@@ -692,4 +694,74 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
         "{duplicates} duplicates after one kill exceed the in-flight cap ({})",
         in_flight_cap()
     );
+}
+
+async fn a_stopped_node_hands_its_webhook_work_back(backend: Backend) {
+    const PRODUCTS: usize = 24;
+    let Some(setup) = Setup::new(backend).await else {
+        return;
+    };
+    let mut node = setup.node().await;
+    let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
+    let webhook = setup.subscribe(&node, &token).await;
+    // Slow answers: when the node is stopped, some attempts are in flight and more
+    // deliveries wait in its lane.
+    setup
+        .receiver
+        .answer_always(Reply::ok().delayed(Duration::from_millis(400)));
+    create_products(setup.client.clone(), node.base.clone(), token, 0, PRODUCTS).await;
+    setup
+        .receiver
+        .wait_until("the first deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 2
+        })
+        .await;
+    let claimed = claims(&setup.db, webhook).await;
+    assert!(
+        claimed.len() > in_flight_cap(),
+        "the node holds more than it sends at once: {claimed:?}"
+    );
+    sigterm(&node.child).await;
+    let stopped = tokio::time::timeout(Duration::from_secs(10), node.child.wait())
+        .await
+        .expect("a stopped node exits within the request timeout")
+        .unwrap();
+    assert!(stopped.success(), "{stopped}");
+
+    // Nothing is left claimed, and every request that left was recorded as answered.
+    assert_eq!(claims(&setup.db, webhook).await, BTreeSet::new());
+    let sent = setup
+        .receiver
+        .deliveries()
+        .iter()
+        .filter(|r| !r.is_ping())
+        .count();
+    let recorded: Vec<(i64, Option<i64>, Option<String>)> = setup
+        .db
+        .rows(&format!(
+            "SELECT a.delivery_id, a.status_code, a.error_class FROM webhook_attempts a \
+             JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = {webhook}"
+        ))
+        .await;
+    assert_eq!(recorded.len(), sent, "{recorded:?}");
+    assert!(
+        recorded
+            .iter()
+            .all(|(_, code, class)| *code == Some(200) && class.is_none()),
+        "{recorded:?}"
+    );
+
+    // The next node sends the rest, each exactly once.
+    setup.receiver.answer_always(Reply::ok());
+    node = setup.node().await;
+    let deliveries = setup.settled(webhook, Duration::from_secs(30)).await;
+    assert_eq!(deliveries.len(), PRODUCTS);
+    let duplicates = check_received(&setup.db, &setup.receiver.deliveries(), &deliveries).await;
+    assert!(duplicates.is_empty(), "{duplicates:?}");
+    let interrupted = setup
+        .db
+        .scalar("SELECT COUNT(*) FROM webhook_attempts WHERE error_class = 'interrupted'")
+        .await;
+    assert_eq!(interrupted, 0);
+    node.kill().await;
 }

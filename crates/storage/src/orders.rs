@@ -150,18 +150,12 @@ pub struct OrderLine {
     pub id: i64,
     pub order_id: i64,
     pub position: i64,
-    pub product_id: i64,
-    pub variant_id: Option<i64>,
-    pub title: String,
-    pub variant_title: String,
-    pub sku: Option<String>,
-    pub unit_price: i64,
-    pub quantity: i64,
-    pub line_total: i64,
+    #[sqlx(flatten)]
+    pub sold: LineData,
 }
 
 /// What a line is written with: what was sold, as it was then.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct LineData {
     pub product_id: i64,
     pub variant_id: Option<i64>,
@@ -171,21 +165,6 @@ pub struct LineData {
     pub unit_price: i64,
     pub quantity: i64,
     pub line_total: i64,
-}
-
-impl OrderLine {
-    pub fn data(&self) -> LineData {
-        LineData {
-            product_id: self.product_id,
-            variant_id: self.variant_id,
-            title: self.title.clone(),
-            variant_title: self.variant_title.clone(),
-            sku: self.sku.clone(),
-            unit_price: self.unit_price,
-            quantity: self.quantity,
-            line_total: self.line_total,
-        }
-    }
 }
 
 /// A new order of a shop.

@@ -128,13 +128,13 @@ pub fn order_resource(
 fn line_resource(line: &OrderLine) -> Resource {
     Resource::new(["order_line"]).with_properties(&LineFields {
         id: line.id,
-        product_id: line.product_id,
-        variant_id: line.variant_id,
-        title: &line.title,
-        variant_title: &line.variant_title,
-        sku: line.sku.as_deref(),
-        unit_price: line.unit_price,
-        quantity: line.quantity,
-        line_total: line.line_total,
+        product_id: line.sold.product_id,
+        variant_id: line.sold.variant_id,
+        title: &line.sold.title,
+        variant_title: &line.sold.variant_title,
+        sku: line.sold.sku.as_deref(),
+        unit_price: line.sold.unit_price,
+        quantity: line.sold.quantity,
+        line_total: line.sold.line_total,
     })
 }

@@ -77,7 +77,7 @@ pub async fn update(
     let draft = changes.apply(&current, &mut errors);
     let ctx = WriteCtx::new(state, auth);
     let shop = shop_of(&mut tx, tenant, &current).await?;
-    let before: Vec<LineData> = current_lines.iter().map(OrderLine::data).collect();
+    let before: Vec<LineData> = current_lines.iter().map(|l| l.sold.clone()).collect();
     let mut lines = match &draft.lines {
         Some(wanted) => priced_lines(&mut tx, &shop, wanted, ctx.now, &mut errors).await?,
         None => before.clone(),
@@ -331,18 +331,26 @@ async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResu
     let mut errors = FieldErrors::new();
     let mut changed = Vec::with_capacity(lines.len());
     let mut order: Vec<(usize, &OrderLine)> = lines.iter().enumerate().collect();
-    order.sort_by_key(|(_, l)| l.variant_id);
+    order.sort_by_key(|(_, l)| l.sold.variant_id);
     for (i, line) in order {
-        let Some(variant_id) = line.variant_id else {
+        let Some(variant_id) = line.sold.variant_id else {
             continue;
         };
-        match variants::adjust_stock(tx, line.product_id, variant_id, -line.quantity, now).await? {
+        match variants::adjust_stock(
+            tx,
+            line.sold.product_id,
+            variant_id,
+            -line.sold.quantity,
+            now,
+        )
+        .await?
+        {
             StockChange::Applied(variant) => changed.push(*variant),
             StockChange::Insufficient(stock) => errors.add(
                 format!("lines[{i}].quantity"),
                 format!(
                     "{} asked and {stock} in stock, and the variant is not sold on backorder",
-                    line.quantity
+                    line.sold.quantity
                 ),
             ),
             StockChange::NotFound => errors.add(
@@ -362,12 +370,18 @@ async fn restore_stock(
     now: Timestamp,
 ) -> ApiResult<Vec<Variant>> {
     let mut order: Vec<&OrderLine> = lines.iter().collect();
-    order.sort_by_key(|l| l.variant_id);
+    order.sort_by_key(|l| l.sold.variant_id);
     let mut changed = Vec::with_capacity(lines.len());
     for line in order {
-        if let Some(variant_id) = line.variant_id
-            && let StockChange::Applied(variant) =
-                variants::adjust_stock(tx, line.product_id, variant_id, line.quantity, now).await?
+        if let Some(variant_id) = line.sold.variant_id
+            && let StockChange::Applied(variant) = variants::adjust_stock(
+                tx,
+                line.sold.product_id,
+                variant_id,
+                line.sold.quantity,
+                now,
+            )
+            .await?
         {
             changed.push(*variant);
         }
@@ -386,7 +400,7 @@ async fn move_stock(
     lines: &[OrderLine],
     effect: StockEffect,
 ) -> ApiResult<()> {
-    let product_ids: BTreeSet<i64> = lines.iter().map(|l| l.product_id).collect();
+    let product_ids: BTreeSet<i64> = lines.iter().map(|l| l.sold.product_id).collect();
     let mut locked = Vec::with_capacity(product_ids.len());
     for id in product_ids {
         locked.extend(products::find_for_update(tx, tenant, id).await?);

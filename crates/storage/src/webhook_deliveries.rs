@@ -199,17 +199,8 @@ pub async fn claim(
          ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}",
         limit = p.bind(Arg::Int(scan)),
     );
+    // Planned on the due index (see `begin_lease_work`).
     let mut tx = db.begin_lease_work().await?;
-    if db.backend() == Backend::Postgres {
-        // A backlog arrives faster than statistics follow: without these, a plan guessed
-        // for a few rows sorts every due delivery on each claim.
-        with_conn!(Exec::Tx(&mut tx), |c| {
-            sqlx::raw_sql("SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off")
-                .execute(c)
-                .await
-                .map(|_| ())
-        })?;
-    }
     let scanned: Vec<(i64, i64, Option<i64>)> = with_conn!(Exec::Tx(&mut tx), |c| {
         crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
             .fetch_all(c)

@@ -265,15 +265,32 @@ pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Opt
     tenant_rows::find_for_update(tx, "webhooks", columns!(), tenant, id).await
 }
 
-/// Subscriptions by id, whoever owns them (the dispatcher).
-pub async fn by_ids<'a>(exec: impl Into<Exec<'a>>, ids: &[i64]) -> Result<Vec<Webhook>> {
+/// A subscription with its shop's subdomain, as its deliveries need it.
+#[derive(Clone, sqlx::FromRow)]
+pub struct WebhookInShop {
+    #[sqlx(flatten)]
+    pub webhook: Webhook,
+    pub shop_subdomain: String,
+}
+
+/// Subscriptions by id, whoever owns them, with their shops' subdomains (the
+/// dispatcher): one query.
+pub async fn in_shops_by_ids<'a>(
+    exec: impl Into<Exec<'a>>,
+    ids: &[i64],
+) -> Result<Vec<WebhookInShop>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
     let mut f = Filter::new();
     f.any_of("id", ids.iter().copied().map(Arg::Int));
-    let sql = format!("SELECT {} FROM webhooks{}", columns!(), f.where_sql());
-    Ok(fetch_all_bound!(exec.into(), Webhook, sql, f.args())?)
+    let sql = format!(
+        "SELECT w.*, s.subdomain AS shop_subdomain FROM (SELECT {} FROM webhooks{}) w \
+         JOIN shops s ON s.id = w.shop_id",
+        columns!(),
+        f.where_sql()
+    );
+    Ok(fetch_all_bound!(exec.into(), WebhookInShop, sql, f.args())?)
 }
 
 pub async fn list(

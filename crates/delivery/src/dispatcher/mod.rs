@@ -27,7 +27,7 @@ use domain::{Clock, Timestamp};
 use storage::secret_box::SecretBox;
 use storage::webhook_deliveries::{self, Delivery};
 use storage::webhooks::{self, Webhook};
-use storage::{Database, events, shops};
+use storage::{Database, events};
 use tokio::sync::{Notify, mpsc};
 
 use self::lanes::Lanes;
@@ -277,28 +277,17 @@ impl Dispatcher {
         webhook_ids.dedup();
         let event_ids: Vec<i64> = claimed.iter().map(|d| d.event_id).collect();
         let (targets, events) = tokio::try_join!(
-            webhooks::by_ids(&self.db, &webhook_ids),
+            webhooks::in_shops_by_ids(&self.db, &webhook_ids),
             events::by_ids(&self.db, &event_ids),
         )?;
-        let mut shop_ids: Vec<i64> = targets.iter().map(|w| w.shop_id).collect();
-        shop_ids.sort_unstable();
-        shop_ids.dedup();
-        let subdomains: HashMap<i64, String> = shops::by_ids(&self.db, &shop_ids)
-            .await?
-            .into_iter()
-            .map(|s| (s.id, s.subdomain))
-            .collect();
         let targets: HashMap<i64, Arc<Target>> = targets
             .into_iter()
-            .map(|webhook| {
+            .map(|found| {
                 let target = Target {
-                    subdomain: subdomains
-                        .get(&webhook.shop_id)
-                        .cloned()
-                        .unwrap_or_default(),
-                    secrets: self.secrets_of(&webhook),
-                    password: self.password_of(&webhook),
-                    webhook,
+                    subdomain: found.shop_subdomain,
+                    secrets: self.secrets_of(&found.webhook),
+                    password: self.password_of(&found.webhook),
+                    webhook: found.webhook,
                 };
                 (target.webhook.id, Arc::new(target))
             })

@@ -254,7 +254,7 @@ rels! {
          shipping_address, billing_address, note, shipping_total (minor units, default 0). Each line's \
          unit price is what the seller's price lists give a buyer of that quantity now (see \
          price_lists:prices), else the variant's price. Any problem answers 422 naming each field (as \
-         lines[i].variant_id) and writes nothing. Answers 201 and records orders.created. Honours \
+         lines[i].variant_id) and writes nothing. Answers 201 and records orders.created.checkout. Honours \
          Idempotency-Key. Needs orders.write.");
     ORDERS_UPDATE = ("orders", "update", Put, "Update the order",
         "In checkout: any of lines (replaces them all, priced again), email, contact_name, phone_number, \

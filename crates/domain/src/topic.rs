@@ -46,7 +46,8 @@ pub const TOPICS: &[&str] = &[
     "price_lists.deleted",
 ];
 
-pub const ORDERS_CREATED: &str = "orders.created";
+/// An order is created in checkout (a cart): its most specific topic.
+pub const ORDERS_CREATED_CHECKOUT: &str = "orders.created.checkout";
 pub const ORDERS_UPDATED: &str = "orders.updated";
 pub const ORDERS_PLACED: &str = "orders.updated.placed";
 pub const ORDERS_CLOSED: &str = "orders.updated.closed";
@@ -106,7 +107,7 @@ mod tests {
     #[test]
     fn every_named_topic_is_registered() {
         for topic in [
-            ORDERS_CREATED,
+            ORDERS_CREATED_CHECKOUT,
             ORDERS_UPDATED,
             ORDERS_PLACED,
             ORDERS_CLOSED,

@@ -56,7 +56,15 @@ pub async fn create(
     let id = orders::insert(&mut tx, &new, ctx.now).await?;
     orders::write_lines(&mut tx, id, &lines).await?;
     let (order, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(&mut tx, ctx, topic::ORDERS_CREATED, &shop, &order, &doc).await?;
+    record(
+        &mut tx,
+        ctx,
+        topic::ORDERS_CREATED_CHECKOUT,
+        &shop,
+        &order,
+        &doc,
+    )
+    .await?;
     tx.commit().await?;
     Ok((order, doc))
 }

@@ -254,10 +254,10 @@ async fn create_read_and_list_with_priced_snapshot_lines(backend: Backend) {
     assert_eq!(listed["total"], order["total"]);
     assert_eq!(listed["_embedded"], order["_embedded"]);
     // Each creation is one event, heard in the order's shop.
-    assert_eq!(s.event_count("orders.created").await, 3);
+    assert_eq!(s.event_count("orders.created.checkout").await, 3);
     let shops: Vec<(String, i64)> =
         s.db.rows(
-            "SELECT shop_subdomain, item_id FROM events WHERE topic = 'orders.created' ORDER BY id",
+            "SELECT shop_subdomain, item_id FROM events WHERE topic = 'orders.created.checkout' ORDER BY id",
         )
         .await;
     assert_eq!(
@@ -698,7 +698,7 @@ async fn the_state_machine_moves_stock_and_records_each_move(backend: Backend) {
     // taken or given back is its variant's change (two lines placed, one line placed and
     // cancelled: none for the checkout cancelled, nor for the refused placement).
     for (topic, count) in [
-        ("orders.created", 4),
+        ("orders.created.checkout", 4),
         ("orders.updated.placed", 2),
         ("orders.updated.closed", 1),
         ("orders.updated.shipped", 1),

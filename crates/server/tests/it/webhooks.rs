@@ -375,7 +375,7 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
         )
         .await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
-    let mut moved = vec![("orders.created", created.clone())];
+    let mut moved = vec![("orders.created.checkout", created.clone())];
     for (action, topic, body) in [
         ("place", "orders.updated.placed", None),
         ("close", "orders.updated.closed", None),

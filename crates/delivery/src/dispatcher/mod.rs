@@ -232,7 +232,7 @@ impl Dispatcher {
         }
         // Bounded: each round fills lanes or finds nothing more.
         for _ in 0..16 {
-            let (full, quota) = {
+            let (full, mut quota) = {
                 let lanes = self.lanes();
                 // Freed lanes were refilled meanwhile: a claim would only scan past their
                 // backlogs. New work, or the poll, looks anyway.
@@ -241,7 +241,6 @@ impl Dispatcher {
                 }
                 (lanes.full(), lanes.quota())
             };
-            let mut quota = quota;
             let claim = webhook_deliveries::claim(
                 &self.db,
                 &self.config.node,

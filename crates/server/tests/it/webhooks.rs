@@ -72,6 +72,22 @@ async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
     created
 }
 
+/// Subscriptions made with these bodies, each active once its handshake is over.
+async fn active_subscriptions<const N: usize>(
+    s: &TestServer,
+    token: &str,
+    bodies: [Value; N],
+) -> [Value; N] {
+    let mut made = Vec::with_capacity(N);
+    for body in bodies {
+        let webhook = subscribe(s, token, body).await;
+        let settled = settled_status(s, token, &webhook["id"], "pending").await;
+        assert_eq!(settled["status"], "active", "{settled}");
+        made.push(webhook);
+    }
+    made.try_into().expect("one subscription per body")
+}
+
 /// A subscription to product topics at `url`, once its handshake is over.
 async fn subscribed_to_products(s: &TestServer, token: &str, url: String) -> Value {
     let webhook = subscribe(s, token, json!({"topic": "products", "url": url})).await;
@@ -165,34 +181,17 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
         return;
     };
     let token = s.owner_token().await;
-    let all = subscribe(
+    let [all, created_only, not_mine, orders] = active_subscriptions(
         &s,
         &token,
-        json!({"topic": "products", "url": receiver.url("/all")}),
+        [
+            json!({"topic": "products", "url": receiver.url("/all")}),
+            json!({"topic": "products.created", "url": receiver.url("/created")}),
+            json!({"topic": "products", "url": receiver.url("/quiet"), "notify_origin": false}),
+            json!({"topic": "orders", "url": receiver.url("/orders")}),
+        ],
     )
     .await;
-    let created_only = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products.created", "url": receiver.url("/created")}),
-    )
-    .await;
-    let not_mine = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/quiet"), "notify_origin": false}),
-    )
-    .await;
-    let orders = subscribe(
-        &s,
-        &token,
-        json!({"topic": "orders", "url": receiver.url("/orders")}),
-    )
-    .await;
-    for webhook in [&all, &created_only, &not_mine, &orders] {
-        let active = settled_status(&s, &token, &webhook["id"], "pending").await;
-        assert_eq!(active["status"], "active");
-    }
     let product = s
         .create_product(
             &token,
@@ -327,34 +326,17 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
         return;
     };
     let token = s.owner_token().await;
-    let orders = subscribe(
+    let [orders, shipped_only, products, not_mine] = active_subscriptions(
         &s,
         &token,
-        json!({"topic": "orders", "url": receiver.url("/orders")}),
+        [
+            json!({"topic": "orders", "url": receiver.url("/orders")}),
+            json!({"topic": "orders.updated.shipped", "url": receiver.url("/shipped")}),
+            json!({"topic": "products", "url": receiver.url("/products")}),
+            json!({"topic": "orders", "url": receiver.url("/quiet"), "notify_origin": false}),
+        ],
     )
     .await;
-    let shipped_only = subscribe(
-        &s,
-        &token,
-        json!({"topic": "orders.updated.shipped", "url": receiver.url("/shipped")}),
-    )
-    .await;
-    let products = subscribe(
-        &s,
-        &token,
-        json!({"topic": "products", "url": receiver.url("/products")}),
-    )
-    .await;
-    let not_mine = subscribe(
-        &s,
-        &token,
-        json!({"topic": "orders", "url": receiver.url("/quiet"), "notify_origin": false}),
-    )
-    .await;
-    for webhook in [&orders, &shipped_only, &products, &not_mine] {
-        let active = settled_status(&s, &token, &webhook["id"], "pending").await;
-        assert_eq!(active["status"], "active");
-    }
     let product = s
         .create_product(
             &token,

@@ -216,6 +216,14 @@ fn commerce() -> Result<Command> {
     let mut command = Command::new(exe);
     command
         .arg(OsStr::new(SELF_EXEC_ARG))
-        .env("COMMERCE_LOG", "warn");
+        .env("COMMERCE_LOG", "warn")
+        .env("COMMERCE_ENCRYPTION_KEY", encryption_key());
     Ok(command)
+}
+
+/// One encryption key for every server and command of this run (PostgreSQL has no
+/// default; its scratch databases live only as long as the run).
+fn encryption_key() -> &'static str {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KEY.get_or_init(|| storage::secret_box::encode_key(&storage::secret_box::generate_key()))
 }

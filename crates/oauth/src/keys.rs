@@ -1,7 +1,8 @@
 //! The key ring that signs and verifies access tokens (HS256). Keys live in the database,
-//! created at first start, so every node shares them; or one key is configured, in which
-//! case the database is not consulted. Tokens name their key with `kid`, so keys rotate
-//! without invalidating tokens signed by an older, unretired key.
+//! sealed with the encryption keys kept outside it, created at first start, so every node
+//! shares them; or one key is configured, in which case the database is not consulted.
+//! Tokens name their key with `kid`, so keys rotate without invalidating tokens signed by
+//! an older, unretired key.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
@@ -9,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use domain::Clock;
 use jsonwebtoken::{DecodingKey, EncodingKey};
+use storage::secret_box::{SecretBox, SecretBoxError};
 use storage::{Database, signing_keys};
 
 use crate::secrets;
@@ -22,6 +24,7 @@ struct Keys {
 pub struct KeyRing {
     keys: RwLock<Keys>,
     db: Database,
+    secret_box: SecretBox,
     configured: bool,
     last_reload: Mutex<Option<Instant>>,
 }
@@ -34,9 +37,10 @@ impl KeyRing {
     /// Loads the ring. With `configured`, that secret alone signs and verifies.
     pub async fn load(
         db: Database,
+        secret_box: SecretBox,
         configured: Option<Vec<u8>>,
         clock: &dyn Clock,
-    ) -> storage::Result<Self> {
+    ) -> Result<Self, SecretBoxError> {
         let keys = match &configured {
             Some(secret) => {
                 let kid = format!("cfg-{}", &hex::encode(secrets::sha256(secret))[..16]);
@@ -46,42 +50,51 @@ impl KeyRing {
                     verifying: HashMap::from([(kid, DecodingKey::from_secret(secret))]),
                 }
             }
-            None => Self::from_database(&db, clock).await?,
+            None => Self::from_database(&db, &secret_box, clock).await?,
         };
         Ok(Self {
             keys: RwLock::new(keys),
             db,
+            secret_box,
             configured: configured.is_some(),
             last_reload: Mutex::new(None),
         })
     }
 
-    async fn from_database(db: &Database, clock: &dyn Clock) -> storage::Result<Keys> {
+    async fn from_database(
+        db: &Database,
+        secret_box: &SecretBox,
+        clock: &dyn Clock,
+    ) -> Result<Keys, SecretBoxError> {
         let mut stored = signing_keys::active(db).await?;
         if stored.is_empty() {
-            create_key(db, clock).await?;
+            create_key(db, secret_box, clock).await?;
             stored = signing_keys::active(db).await?;
         }
-        let newest = stored
+        let opened = stored
+            .iter()
+            .map(|k| Ok((k.kid.clone(), secret_box.open(&k.sealed_secret)?)))
+            .collect::<Result<Vec<(String, Vec<u8>)>, SecretBoxError>>()?;
+        let (signing_kid, newest) = opened
             .first()
             .ok_or_else(|| storage::Error::Corrupt("no signing key after creating one".into()))?;
         Ok(Keys {
-            signing_kid: newest.kid.clone(),
-            signing: EncodingKey::from_secret(&newest.secret),
-            verifying: stored
+            signing_kid: signing_kid.clone(),
+            signing: EncodingKey::from_secret(newest),
+            verifying: opened
                 .iter()
-                .map(|k| (k.kid.clone(), DecodingKey::from_secret(&k.secret)))
+                .map(|(kid, secret)| (kid.clone(), DecodingKey::from_secret(secret)))
                 .collect(),
         })
     }
 
     /// Re-reads the keys from the database, so that a key made by `commerce keys rotate`
     /// starts signing and a retired one stops verifying. Configured keys never change.
-    pub async fn refresh(&self, clock: &dyn Clock) -> storage::Result<()> {
+    pub async fn refresh(&self, clock: &dyn Clock) -> Result<(), SecretBoxError> {
         if self.configured {
             return Ok(());
         }
-        let fresh = Self::from_database(&self.db, clock).await?;
+        let fresh = Self::from_database(&self.db, &self.secret_box, clock).await?;
         *self.keys.write().expect("key ring lock is never poisoned") = fresh;
         Ok(())
     }
@@ -128,15 +141,19 @@ impl KeyRing {
     }
 }
 
-/// Makes a new signing key; being the newest, it signs from the next refresh on.
+/// Makes a new signing key, sealed; being the newest, it signs from the next refresh on.
 /// Returns its id (hex, so that it never reads as a command-line flag).
-pub async fn create_key(db: &Database, clock: &dyn Clock) -> storage::Result<String> {
+pub async fn create_key(
+    db: &Database,
+    secret_box: &SecretBox,
+    clock: &dyn Clock,
+) -> storage::Result<String> {
     let kid = hex::encode(secrets::random_bytes(12));
     let mut tx = db.begin().await?;
     signing_keys::insert(
         &mut tx,
         &kid,
-        &secrets::random_bytes(KEY_BYTES),
+        &secret_box.seal(&secrets::random_bytes(KEY_BYTES)),
         clock.now(),
     )
     .await?;

@@ -80,17 +80,22 @@ pub enum StartError {
 }
 
 impl AuthService {
-    /// Loads the signing keys (creating the first one in an empty database), the
-    /// encryption key and the list of revoked tokens.
+    /// Loads the signing keys (creating the first one in an empty database) with the box
+    /// that seals them, and the list of revoked tokens.
     pub async fn new(
         db: Database,
         config: AuthConfig,
         signing_secret: Option<Vec<u8>>,
-        encryption_key: Option<&str>,
+        secret_box: SecretBox,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, StartError> {
-        let keys = KeyRing::load(db.clone(), signing_secret, clock.as_ref()).await?;
-        let secret_box = SecretBox::load(&db, encryption_key).await?;
+        let keys = KeyRing::load(
+            db.clone(),
+            secret_box.clone(),
+            signing_secret,
+            clock.as_ref(),
+        )
+        .await?;
         let revocations = RevocationList::load(&db, clock.now()).await?;
         Ok(Self {
             db,
@@ -117,7 +122,7 @@ impl AuthService {
     }
 
     /// Picks up rotated and retired signing keys.
-    pub async fn refresh_keys(&self) -> storage::Result<()> {
+    pub async fn refresh_keys(&self) -> Result<(), SecretBoxError> {
         self.keys.refresh(self.clock.as_ref()).await?;
         self.verified.clear();
         Ok(())

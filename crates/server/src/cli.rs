@@ -11,7 +11,7 @@ use domain::{Role, ScopeSet, SystemClock, Timestamp};
 use oauth::apps::AppRegistration;
 use oauth::grant::GrantType;
 use oauth::personal_tokens::PersonalTokenRequest;
-use oauth::secret_box::SecretBox;
+use oauth::secret_box::{KeySource, SecretBox};
 use oauth::{AuthConfig, AuthService};
 use serde_json::json;
 
@@ -99,18 +99,27 @@ struct TokenCreateArgs {
 
 #[derive(Debug, Subcommand)]
 enum KeysCommand {
-    /// List the active signing keys, newest (the one that signs) first.
+    /// List the active signing keys, newest (the one that signs) first, then the
+    /// encryption keys, the sealing one first.
     List(DatabaseArgs),
     /// Make a new signing key; every node signs with it within a minute. Older keys keep
     /// verifying the tokens they signed until retired.
     Rotate(DatabaseArgs),
-    /// Retire a key: tokens it signed stop working on every node within a minute.
+    /// Retire a signing key: tokens it signed stop working on every node within a minute.
     Retire {
         #[command(flatten)]
         database: DatabaseArgs,
         #[arg(long)]
         kid: String,
     },
+    /// Replace the encryption key of a key file: a new key seals every secret anew, and
+    /// running servers read it from the file; the old key is then removed.
+    RotateEncryptionKey(DatabaseArgs),
+    /// Seal every secret anew with the first encryption key (after configuring every node
+    /// with NEW,OLD keys); a key file then keeps the first key alone.
+    Reseal(DatabaseArgs),
+    /// Print a new random encryption key (base64), to configure.
+    Generate,
 }
 
 #[derive(Debug, Args)]
@@ -118,10 +127,14 @@ struct DatabaseArgs {
     /// sqlite://PATH (created with its folder when missing) or postgres://…
     #[arg(long, env = "COMMERCE_DATABASE_URL")]
     database_url: Option<String>,
-    /// The key (base64, 32 bytes) that seals client secrets at rest; without it a key kept
-    /// in the database is used. Every node and command must use the same one.
+    /// The keys (base64, 32 bytes each; the first seals, any opens) that seal the secrets
+    /// kept in the database. Every node and command must use the same ones. Required with
+    /// PostgreSQL; with SQLite, a key file beside the database is used by default.
     #[arg(long, env = "COMMERCE_ENCRYPTION_KEY", hide_env_values = true)]
     encryption_key: Option<String>,
+    /// A file of encryption keys, one per line (instead of --encryption-key).
+    #[arg(long, env = "COMMERCE_ENCRYPTION_KEY_FILE")]
+    encryption_key_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -428,7 +441,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyhow::Result<()> {
     let config = database_only(args.database, file);
-    let db = serve::open_database(&config).await?;
+    let (db, secret_box) = open_sealed(&config).await?;
     let user = storage::users::find_by_email(&db, &args.user)
         .await?
         .ok_or_else(|| anyhow::anyhow!("no user has the e-mail address {}", args.user))?;
@@ -448,7 +461,7 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyho
             config.access_token_ttl,
         ),
         signing_key,
-        config.encryption_key.as_deref(),
+        secret_box,
         config.clock.clone(),
     )
     .await?;
@@ -479,15 +492,48 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyho
 async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result<()> {
     match command {
         KeysCommand::List(database) => {
-            let db = serve::open_database(&database_only(database, file)).await?;
+            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
             for key in storage::signing_keys::active(&db).await? {
                 println!("{}  created {}", key.kid, key.created_on);
             }
+            let in_use = storage::sealed_secrets::key_ids_in_use(&db).await?;
+            for (i, id) in secret_box.key_ids().into_iter().enumerate() {
+                let role = if i == 0 { "seals" } else { "opens" };
+                let count = in_use.get(&Some(id)).copied().unwrap_or(0);
+                println!("encryption key {id}  {role}  {count} secret(s)");
+            }
         }
         KeysCommand::Rotate(database) => {
-            let db = serve::open_database(&database_only(database, file)).await?;
-            let kid = oauth::keys::create_key(&db, &SystemClock).await?;
+            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let kid = oauth::keys::create_key(&db, &secret_box, &SystemClock).await?;
             println!("{kid}");
+        }
+        KeysCommand::RotateEncryptionKey(database) => {
+            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let outcome = crate::encryption_keys::rotate(&db, &secret_box).await?;
+            println!(
+                "encryption key {} now seals {} secret(s); the old key is removed from {}",
+                outcome.sealing, outcome.secrets, outcome.file
+            );
+        }
+        KeysCommand::Reseal(database) => {
+            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let outcome = crate::encryption_keys::reseal(&db, &secret_box).await?;
+            println!(
+                "encryption key {} seals all {} secret(s) ({} sealed anew)",
+                outcome.sealing, outcome.secrets, outcome.resealed
+            );
+            if let KeySource::Configured(keys) = secret_box.source()
+                && keys.len() > 1
+            {
+                println!("the other configured keys may now be removed from every node");
+            }
+        }
+        KeysCommand::Generate => {
+            println!(
+                "{}",
+                oauth::secret_box::encode_key(&oauth::secret_box::generate_key())
+            );
         }
         KeysCommand::Retire { database, kid } => {
             let db = serve::open_database(&database_only(database, file)).await?;
@@ -504,15 +550,18 @@ fn database_only(args: DatabaseArgs, file: &FileConfig) -> ServeConfig {
         config.database_url = url;
     }
     config.encryption_key = args.encryption_key.or_else(|| file.encryption_key.clone());
+    config.encryption_key_file = args
+        .encryption_key_file
+        .or_else(|| file.encryption_key_file.clone());
     config
 }
 
-/// The database and the box that seals client secrets in it.
+/// The database and the box that seals the secrets in it.
 async fn open_sealed(config: &ServeConfig) -> anyhow::Result<(storage::Database, SecretBox)> {
+    // Refused before the database is touched when no key can be had.
+    config.key_source()?;
     let db = serve::open_database(config).await?;
-    let secret_box = SecretBox::load(&db, config.encryption_key.as_deref())
-        .await
-        .context("cannot load the encryption key")?;
+    let secret_box = serve::open_secret_box(&db, config).await?;
     Ok((db, secret_box))
 }
 
@@ -582,6 +631,8 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
 
 async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
     logging::init(config.log_format);
+    // Refused before the database is touched when no key can be had.
+    config.key_source()?;
     let db = serve::open_database(&config).await?;
     let demo = if config.demo {
         if storage::accounts::exists_any(&db).await? {
@@ -591,9 +642,7 @@ async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
             );
             None
         } else {
-            let secret_box = SecretBox::load(&db, config.encryption_key.as_deref())
-                .await
-                .context("cannot load the encryption key")?;
+            let secret_box = serve::open_secret_box(&db, &config).await?;
             Some(seed::demo(&db, &secret_box, &SystemClock).await?)
         }
     } else {

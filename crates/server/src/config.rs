@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain::{Clock, SystemClock};
+use storage::secret_box::KeySource;
 
 use serde::Deserialize;
 
@@ -52,10 +53,13 @@ pub struct ServeConfig {
     pub max_asset_bytes: usize,
     pub rate_limit_quota: u32,
     pub rate_limit_window: Duration,
-    /// Configured token signing secret; otherwise keys are kept in the database.
+    /// Configured token signing secret; otherwise keys are kept in the database, sealed.
     pub signing_key: Option<Vec<u8>>,
-    /// The key (base64, 32 bytes) that seals client secrets; otherwise one kept in the database.
+    /// The keys (base64, 32 bytes each, comma-separated, the first sealing) that seal the
+    /// secrets kept in the database.
     pub encryption_key: Option<String>,
+    /// A file of such keys; without either, a file beside a SQLite database.
+    pub encryption_key_file: Option<PathBuf>,
     pub bench_baseline: bool,
     pub count_queries: bool,
 }
@@ -85,6 +89,7 @@ impl ServeConfig {
             rate_limit_window: Duration::from_secs(60),
             signing_key: None,
             encryption_key: None,
+            encryption_key_file: None,
             bench_baseline: false,
             count_queries: false,
         }
@@ -94,6 +99,24 @@ impl ServeConfig {
     /// timeout when that is shorter (it bounds the connection too).
     pub fn webhook_connect_timeout(&self) -> Duration {
         self.webhook_timeout.min(Duration::from_secs(5))
+    }
+
+    /// Where the encryption keys come from: the configured keys, the configured key file,
+    /// or by default a file beside a SQLite database (PostgreSQL has no default: its nodes
+    /// must share a key kept outside the database).
+    pub fn key_source(&self) -> anyhow::Result<KeySource> {
+        Ok(match (&self.encryption_key, &self.encryption_key_file) {
+            (Some(_), Some(_)) => anyhow::bail!(
+                "give the encryption keys either in --encryption-key or in \
+                 --encryption-key-file, not both"
+            ),
+            (Some(keys), None) => KeySource::configured(keys)?,
+            (None, Some(path)) => KeySource::File {
+                path: path.clone(),
+                made_at_first_start: false,
+            },
+            (None, None) => KeySource::default_for(&self.database_url)?,
+        })
     }
 
     /// Refuses settings the server cannot work safely with.
@@ -143,6 +166,7 @@ pub struct FileConfig {
     pub rate_limit: Option<String>,
     pub signing_key: Option<String>,
     pub encryption_key: Option<String>,
+    pub encryption_key_file: Option<PathBuf>,
 }
 
 impl FileConfig {

@@ -5,6 +5,7 @@
 mod accounts;
 pub mod cli;
 pub mod config;
+pub mod encryption_keys;
 mod logging;
 pub mod seed;
 pub mod serve;

@@ -11,6 +11,7 @@ use delivery::ssrf::Guard;
 use delivery::{Dispatcher, DispatcherConfig};
 use domain::Clock;
 use oauth::{AuthConfig, AuthService};
+use storage::secret_box::SecretBox;
 use storage::{Database, StoreOptions};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -34,6 +35,15 @@ pub async fn open_database(config: &ServeConfig) -> anyhow::Result<Database> {
         })?;
     db.migrate().await.context("cannot migrate the database")?;
     Ok(db)
+}
+
+/// The box of encryption keys for this database: refused when the keys are missing or do
+/// not open what the database holds.
+pub async fn open_secret_box(db: &Database, config: &ServeConfig) -> anyhow::Result<SecretBox> {
+    let source = config.key_source()?;
+    SecretBox::open_for(db, source)
+        .await
+        .context("cannot use the encryption keys")
 }
 
 /// A server running on a background task.
@@ -84,6 +94,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .trim_end_matches('/')
         .to_owned();
     let clock = config.clock.clone();
+    let secret_box = open_secret_box(&db, config).await?;
     let auth = Arc::new(
         AuthService::new(
             db.clone(),
@@ -92,7 +103,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
                 ..AuthConfig::new(public_url.clone(), config.access_token_ttl)
             },
             config.signing_key.clone(),
-            config.encryption_key.as_deref(),
+            secret_box,
             clock.clone(),
         )
         .await
@@ -134,6 +145,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     let background = [
         tokio::spawn(sweep_idempotency_keys(db.clone(), clock)),
         tokio::spawn(refresh_signing_keys(auth.clone())),
+        tokio::spawn(reload_encryption_keys(auth.clone())),
         tokio::spawn(refresh_revocations(auth.clone())),
         tokio::spawn(record_token_use(auth)),
     ];
@@ -206,6 +218,30 @@ async fn refresh_signing_keys(auth: Arc<AuthService>) {
         }
     }
 }
+
+/// A key file is re-read every second, so that `commerce keys rotate-encryption-key`
+/// reaches a running server before it reseals anything; the signing keys, resealed with
+/// the new key, are then opened again.
+async fn reload_encryption_keys(auth: Arc<AuthService>) {
+    let mut interval = tokio::time::interval(ENCRYPTION_KEY_RELOAD);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        match auth.secret_box().reload().await {
+            Ok(false) => {}
+            Ok(true) => {
+                tracing::info!(keys = ?auth.secret_box(), "encryption keys reloaded");
+                if let Err(err) = auth.refresh_keys().await {
+                    tracing::warn!(error = %err, "could not reopen the signing keys");
+                }
+            }
+            Err(err) => tracing::warn!(error = %err, "could not reload the encryption keys"),
+        }
+    }
+}
+
+/// How often a server re-reads its key file (`commerce keys` waits longer than this).
+pub const ENCRYPTION_KEY_RELOAD: Duration = Duration::from_secs(1);
 
 /// Tokens revoked on other nodes are refused here within a quarter of a second.
 async fn refresh_revocations(auth: Arc<AuthService>) {

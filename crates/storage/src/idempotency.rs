@@ -6,12 +6,13 @@ use domain::Timestamp;
 use crate::db::{Database, Exec};
 use crate::error::{Error, Result};
 
-/// An answer kept for replay.
+/// An answer kept for replay. Its body is sealed by the caller: it may hold a secret
+/// shown once (a new app's client secret, a personal access token).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    pub sealed_body: Vec<u8>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -113,7 +114,7 @@ fn stored_response(row: Row) -> Result<StoredResponse> {
     Ok(StoredResponse {
         status,
         headers,
-        body: row.response_body.unwrap_or_default(),
+        sealed_body: row.response_body.unwrap_or_default(),
     })
 }
 
@@ -130,7 +131,7 @@ pub async fn complete(db: &Database, key: &[u8], response: &StoredResponse) -> R
         .bind(key)
         .bind(i64::from(response.status))
         .bind(headers)
-        .bind(&response.body)
+        .bind(&response.sealed_body)
         .execute(c)
         .await
         .map(|done| done.rows_affected())

@@ -25,6 +25,7 @@ pub mod product_assets;
 pub mod product_types;
 pub mod products;
 pub mod refresh_tokens;
+pub mod sealed_secrets;
 pub mod sellers;
 pub mod settings;
 pub mod shops;

@@ -1,5 +1,6 @@
 //! Keys that sign access tokens (HS256), identified by `kid` so they can rotate: the
-//! newest unretired key signs, every unretired key verifies.
+//! newest unretired key signs, every unretired key verifies. Each is stored sealed
+//! (`secret_box`): a copy of the database must not let anyone sign a token.
 
 use domain::Timestamp;
 
@@ -9,7 +10,8 @@ use crate::error::Result;
 #[derive(Clone, sqlx::FromRow)]
 pub struct SigningKey {
     pub kid: String,
-    pub secret: Vec<u8>,
+    #[sqlx(rename = "secret")]
+    pub sealed_secret: Vec<u8>,
     #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
@@ -35,11 +37,11 @@ pub async fn active(db: &Database) -> Result<Vec<SigningKey>> {
 }
 
 /// Stores a key unless one with the same id exists (nodes starting together may race).
-pub async fn insert(tx: &mut Tx, kid: &str, secret: &[u8], now: Timestamp) -> Result<()> {
+pub async fn insert(tx: &mut Tx, kid: &str, sealed_secret: &[u8], now: Timestamp) -> Result<()> {
     with_conn!(Exec::Tx(tx), |c| {
         sqlx::query("INSERT INTO signing_keys (kid, secret, created_on) VALUES ($1, $2, $3) ON CONFLICT (kid) DO NOTHING")
             .bind(kid)
-            .bind(secret)
+            .bind(sealed_secret)
             .bind(now.as_micros())
             .execute(c)
             .await

@@ -2,7 +2,8 @@
 //! 24 hours; a retry of the same request replays that answer with `Idempotent-Replayed:
 //! true`; the key reused for a different request is a 422; a retry while the first is
 //! still running is a 409. Server failures (5xx) are not kept, so they may be retried.
-//! Keys belong to the caller (user and app, or app), never shared across callers.
+//! Keys belong to the caller (user and app, or app), never shared across callers. Kept
+//! answers are sealed, as some hold a secret shown once.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -92,7 +93,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             "a request with this Idempotency-Key is still being processed",
         )
         .into_response(),
-        Ok(Claim::Completed(stored)) => replay(stored),
+        Ok(Claim::Completed(stored)) => replay(&state, stored),
         Ok(Claim::Acquired) => {
             let response = next
                 .run(Request::from_parts(parts, Body::from(bytes)))
@@ -123,7 +124,7 @@ async fn remember(state: &AppState, key: &[u8], response: Response) -> Response 
                 Some((name.as_str().to_owned(), value.to_owned()))
             })
             .collect(),
-        body: bytes.to_vec(),
+        sealed_body: state.auth.secret_box().seal(&bytes),
     };
     if let Err(err) = idempotency::complete(&state.db, key, &stored).await {
         tracing::error!(error = %err, "could not keep an idempotent answer");
@@ -131,9 +132,16 @@ async fn remember(state: &AppState, key: &[u8], response: Response) -> Response 
     Response::from_parts(parts, Body::from(bytes))
 }
 
-fn replay(stored: StoredResponse) -> Response {
+fn replay(state: &AppState, stored: StoredResponse) -> Response {
+    let body = match state.auth.secret_box().open(&stored.sealed_body) {
+        Ok(body) => body,
+        Err(err) => {
+            tracing::error!(error = %err, "a kept idempotent answer does not open");
+            return ApiError::internal().into_response();
+        }
+    };
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-    let mut response = (status, stored.body).into_response();
+    let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     for (name, value) in stored.headers {
         if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {

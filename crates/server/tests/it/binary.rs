@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-use crate::support::access_token;
+use crate::support::{TestDb, access_token};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_commerce");
 
@@ -37,8 +37,8 @@ pub async fn commerce(args: &[&str]) -> Run {
 }
 
 /// `commerce seed --demo --json` on the database: the demo data it printed.
-pub async fn seed_demo(database_url: &str) -> Value {
-    let run = commerce(&["seed", "--demo", "--json", "--database-url", database_url]).await;
+pub async fn seed_demo(db: &TestDb) -> Value {
+    let run = commerce(&db.args(&["seed", "--demo", "--json"])).await;
     assert!(run.ok, "{}", run.stderr);
     serde_json::from_str(run.stdout.trim()).expect("one JSON object")
 }

@@ -28,17 +28,12 @@ async fn seed_products_loads_a_catalog_the_api_serves(backend: Backend) {
     };
     let seller = s.seller_id().to_string();
     for _ in 0..2 {
-        let run = commerce(&[
-            "seed",
-            "--products",
-            "120",
-            "--seller",
-            &seller,
-            "--json",
-            "--database-url",
-            &s.db.url,
-        ])
-        .await;
+        let run =
+            commerce(
+                &s.db
+                    .args(&["seed", "--products", "120", "--seller", &seller, "--json"]),
+            )
+            .await;
         assert!(run.ok, "{}", run.stderr);
         let loaded: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON object");
         assert_eq!(loaded["products"], 120);
@@ -88,15 +83,10 @@ async fn seed_products_loads_a_catalog_the_api_serves(backend: Backend) {
         .create_product(&token, json!({"title": "After", "price": 1}))
         .await;
     assert_eq!(created["id"], 241);
-    let run = commerce(&[
-        "seed",
-        "--products",
-        "5",
-        "--seller",
-        "999999",
-        "--database-url",
-        &s.db.url,
-    ])
+    let run = commerce(
+        &s.db
+            .args(&["seed", "--products", "5", "--seller", "999999"]),
+    )
     .await;
     assert!(!run.ok);
     assert!(run.stderr.contains("no such seller"), "{}", run.stderr);
@@ -106,7 +96,7 @@ async fn seed_demo_prints_exactly_one_json_object(backend: Backend) {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let run = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
+    let run = commerce(&db.args(&["seed", "--demo", "--json"])).await;
     assert!(run.ok, "{}", run.stderr);
     let mut stream = serde_json::Deserializer::from_str(&run.stdout).into_iter::<Value>();
     let data = stream.next().expect("one JSON object").expect("valid JSON");
@@ -138,7 +128,7 @@ async fn seed_demo_prints_exactly_one_json_object(backend: Backend) {
         1
     );
     // `migrate` on an up-to-date database is a no-op that succeeds.
-    let run = commerce(&["migrate", "--database-url", &db.url]).await;
+    let run = commerce(&db.args(&["migrate"])).await;
     assert!(
         run.ok && run.stdout.contains("migrations applied"),
         "{}",
@@ -150,10 +140,10 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let seeded = commerce(&["seed", "--demo", "--json", "--database-url", &db.url]).await;
+    let seeded = commerce(&db.args(&["seed", "--demo", "--json"])).await;
     let demo: Value = serde_json::from_str(&seeded.stdout).unwrap();
     let account = demo["account_id"].to_string();
-    let app = commerce(&[
+    let app = commerce(&db.args(&[
         "apps",
         "create",
         "--name",
@@ -167,13 +157,11 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
         "--redirect-uri",
         "https://reports.example/cb",
         "--json",
-        "--database-url",
-        &db.url,
-    ])
+    ]))
     .await;
     assert!(app.ok, "{}", app.stderr);
     let app: Value = serde_json::from_str(app.stdout.trim()).unwrap();
-    let user = commerce(&[
+    let user = commerce(&db.args(&[
         "users",
         "create",
         "--account",
@@ -185,9 +173,7 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
         "--role",
         "staff",
         "--json",
-        "--database-url",
-        &db.url,
-    ])
+    ]))
     .await;
     assert!(user.ok, "{}", user.stderr);
     let user: Value = serde_json::from_str(user.stdout.trim()).unwrap();
@@ -233,7 +219,6 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
     );
 
     // Mistakes are one clear line and a failure status.
-    let url = db.url.clone();
     for args in [
         vec![
             "users",
@@ -246,8 +231,6 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
             "a-long-password",
             "--role",
             "staff",
-            "--database-url",
-            url.as_str(),
         ],
         vec![
             "users",
@@ -260,8 +243,6 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
             "a-long-password",
             "--role",
             "admin",
-            "--database-url",
-            url.as_str(),
         ],
         vec![
             "users",
@@ -274,19 +255,8 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
             "short",
             "--role",
             "admin",
-            "--database-url",
-            url.as_str(),
         ],
-        vec![
-            "apps",
-            "create",
-            "--name",
-            "Bad",
-            "--scopes",
-            "everything",
-            "--database-url",
-            url.as_str(),
-        ],
+        vec!["apps", "create", "--name", "Bad", "--scopes", "everything"],
         vec![
             "apps",
             "create",
@@ -294,18 +264,17 @@ async fn apps_and_users_created_on_the_command_line_work(backend: Backend) {
             "Bad",
             "--redirect-uri",
             "not a uri",
-            "--database-url",
-            url.as_str(),
         ],
-        vec!["migrate", "--database-url", "mysql://localhost/x"],
-        vec!["seed", "--database-url", url.as_str()],
+        vec!["seed"],
     ] {
-        let run = commerce(&args).await;
+        let run = commerce(&db.args(&args)).await;
         assert!(!run.ok, "{args:?} should fail");
         let lines: Vec<&str> = run.stderr.lines().collect();
         assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
         assert!(lines[0].starts_with("error: "), "{args:?}: {}", run.stderr);
     }
+    let run = commerce(&["migrate", "--database-url", "mysql://localhost/x"]).await;
+    assert!(!run.ok && run.stderr.starts_with("error: ") && run.stderr.lines().count() == 1);
     s.stop().await;
 }
 
@@ -313,9 +282,9 @@ async fn a_request_in_flight_when_sigterm_arrives_completes(backend: Backend) {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let demo = seed_demo(&db.url).await;
+    let demo = seed_demo(&db).await;
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, address, _) = spawn_serve(&["--database-url", &db.url], dir.path()).await;
+    let (mut child, address, _) = spawn_serve(&db.args(&[]), dir.path()).await;
     let base = format!("http://{address}");
     let client = reqwest::Client::new();
     let token = demo_owner_token(&client, &base, &demo).await;
@@ -447,11 +416,11 @@ async fn signing_keys_rotate_and_retire_across_nodes(backend: Backend) {
     let old_token = first.owner_token().await;
     let old_kid = kid_of(&old_token);
 
-    let rotated = commerce(&["keys", "rotate", "--database-url", &db.url]).await;
+    let rotated = commerce(&db.args(&["keys", "rotate"])).await;
     assert!(rotated.ok, "{}", rotated.stderr);
     let new_kid = rotated.stdout.trim().to_owned();
     assert_ne!(new_kid, old_kid);
-    let listed = commerce(&["keys", "list", "--database-url", &db.url]).await;
+    let listed = commerce(&db.args(&["keys", "list"])).await;
     assert!(
         listed.stdout.lines().next().unwrap().starts_with(&new_kid),
         "newest first: {}",
@@ -475,15 +444,7 @@ async fn signing_keys_rotate_and_retire_across_nodes(backend: Backend) {
     }
 
     // Retiring the old key ends its tokens.
-    let retired = commerce(&[
-        "keys",
-        "retire",
-        "--kid",
-        &old_kid,
-        "--database-url",
-        &db.url,
-    ])
-    .await;
+    let retired = commerce(&db.args(&["keys", "retire", "--kid", &old_kid])).await;
     assert!(retired.ok, "{}", retired.stderr);
     let third = node(&db).await;
     assert_eq!(
@@ -496,7 +457,7 @@ async fn signing_keys_rotate_and_retire_across_nodes(backend: Backend) {
     );
     // The last key cannot go, and unknown keys are named.
     for kid in [new_kid.as_str(), "no-such-key"] {
-        let run = commerce(&["keys", "retire", "--kid", kid, "--database-url", &db.url]).await;
+        let run = commerce(&db.args(&["keys", "retire", "--kid", kid])).await;
         assert!(!run.ok);
         assert!(
             run.stderr.starts_with("error: ") && run.stderr.lines().count() == 1,
@@ -520,7 +481,7 @@ pub async fn try_personal_token(
     scopes: &str,
     expires: &str,
 ) -> Result<String, String> {
-    let run = commerce(&[
+    let run = commerce(&s.db.args(&[
         "tokens",
         "create",
         "--user",
@@ -533,10 +494,8 @@ pub async fn try_personal_token(
         expires,
         "--public-url",
         &s.url,
-        "--database-url",
-        &s.db.url,
         "--json",
-    ])
+    ]))
     .await;
     if !run.ok {
         assert!(
@@ -607,19 +566,17 @@ async fn the_webhook_error_limit_flag_fails_a_subscription_sooner(backend: Backe
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let demo = seed_demo(&db.url).await;
+    let demo = seed_demo(&db).await;
     let receiver = Receiver::start().await;
     let dir = tempfile::tempdir().unwrap();
     let (mut child, address, _) = spawn_serve(
-        &[
-            "--database-url",
-            &db.url,
+        &db.args(&[
             "--allow-private-webhook-targets",
             "--webhook-max-errors",
             "2",
             "--webhook-poll",
             "100ms",
-        ],
+        ]),
         dir.path(),
     )
     .await;

@@ -1,79 +1,97 @@
-//! After a run that used every kind of secret, neither the database nor the server's logs
-//! (at debug level) hold any of them in raw form.
+//! What a stolen copy of the database gives: after a run that used every kind of secret,
+//! a dump (the SQLite file, `pg_dump`) holds none of them in raw form, nor the key that
+//! seals them, and no token can be made from anything in it; the server's logs (at debug
+//! level) hold no secret either.
 
 use std::process::Stdio;
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::Command;
 
+use crate::binary::{BIN, seed_demo};
 use crate::on_both_backends;
-use crate::support::{Backend, TestDb, access_token, json};
+use crate::support::{Backend, TestDb, TestServer, access_token, json};
 
-on_both_backends!(no_secret_is_stored_or_logged_in_raw_form);
+on_both_backends!(
+    no_secret_is_stored_or_logged_in_raw_form,
+    no_token_can_be_made_from_a_dump,
+);
 
-const BIN: &str = env!("CARGO_BIN_EXE_commerce");
-
-/// Every table's rows as text (PostgreSQL), or the database files' bytes (SQLite).
-async fn database_text(db: &TestDb) -> String {
+/// The database as a thief would take it: the SQLite files, or `pg_dump`'s output.
+async fn dump(db: &TestDb) -> Vec<u8> {
     match db.backend {
         Backend::Sqlite => {
             let path = db.url.trim_start_matches("sqlite://");
-            let mut text = String::new();
+            let mut bytes = Vec::new();
             for suffix in ["", "-wal"] {
-                if let Ok(bytes) = std::fs::read(format!("{path}{suffix}")) {
-                    text.push_str(&String::from_utf8_lossy(&bytes));
+                if let Ok(mut file) = std::fs::read(format!("{path}{suffix}")) {
+                    bytes.append(&mut file);
                 }
             }
-            text
+            bytes
         }
         Backend::Postgres => {
-            let pool = sqlx::PgPool::connect(&db.url).await.unwrap();
-            let tables: Vec<String> = sqlx::query_scalar(
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
-            )
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-            let mut text = String::new();
-            for table in tables {
-                let rows: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                    "SELECT t::text FROM \"{table}\" t"
-                )))
-                .fetch_all(&pool)
+            let dumped = Command::new("pg_dump")
+                .args(["--data-only", "--no-owner", &db.url])
+                .output()
                 .await
-                .unwrap();
-                text.push_str(&rows.join("\n"));
-            }
-            pool.close().await;
-            text
+                .expect("pg_dump runs");
+            assert!(
+                dumped.status.success(),
+                "{}",
+                String::from_utf8_lossy(&dumped.stderr)
+            );
+            dumped.stdout
         }
     }
+}
+
+/// Every form a key or secret could take in a dump: as text, and its bytes raw, in
+/// base64 or in hex (as `pg_dump` writes binary columns).
+fn forms(secret: &[u8]) -> Vec<Vec<u8>> {
+    let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+    vec![
+        secret.to_vec(),
+        STANDARD.encode(secret).into_bytes(),
+        URL_SAFE_NO_PAD.encode(secret).into_bytes(),
+        hex.into_bytes(),
+    ]
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The encryption keys of the database's servers, as bytes.
+async fn encryption_keys(db: &TestDb) -> Vec<[u8; 32]> {
+    db.key_source()
+        .read()
+        .await
+        .expect("the keys read")
+        .expect("the keys exist")
 }
 
 async fn no_secret_is_stored_or_logged_in_raw_form(backend: Backend) {
     let Some(db) = TestDb::create(backend).await else {
         return;
     };
-    let seeded = Command::new(BIN)
-        .args(["seed", "--demo", "--json", "--database-url", &db.url])
-        .output()
-        .await
-        .unwrap();
-    let demo: Value = serde_json::from_slice(&seeded.stdout).unwrap();
+    let demo = seed_demo(&db).await;
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(BIN)
-        .args([
+        .args(db.args(&[
             "serve",
-            "--database-url",
-            &db.url,
             "--listen",
             "127.0.0.1:0",
             "--log-format",
             "json",
-        ])
+            "--allow-private-webhook-targets",
+        ]))
         .current_dir(dir.path())
         .env("COMMERCE_LOG", "debug")
         .stdout(Stdio::piped())
@@ -113,7 +131,8 @@ async fn no_secret_is_stored_or_logged_in_raw_form(backend: Backend) {
         demo["user"]["password"].as_str().unwrap(),
     );
     // Every kind of secret: a password, a client secret, access and refresh tokens, a
-    // personal token, a newly registered app's secret.
+    // personal token and a new app's secret (both also kept for idempotent replay), a
+    // webhook's signing secret, its rotated successor and its Basic password.
     let (status, tokens) = json(
         client
             .post(format!("{base}/oauth/token"))
@@ -131,30 +150,64 @@ async fn no_secret_is_stored_or_logged_in_raw_form(backend: Backend) {
     assert_eq!(status, StatusCode::OK);
     let access = tokens["access_token"].as_str().unwrap().to_owned();
     let refresh = tokens["refresh_token"].as_str().unwrap().to_owned();
-    let (_, pat) = json(
+    let post = |path: &str, key: &str, body: Value| {
         client
-            .post(format!("{base}/v2/personal_access_tokens"))
+            .post(format!("{base}{path}"))
             .bearer_auth(&access)
-            .json(&json!({"name": "scan", "expires": "30d", "scopes": "shops.read"}))
+            .header("idempotency-key", key)
+            .json(&body)
             .send()
-            .await
-            .unwrap(),
+    };
+    let (status, pat) = json(
+        post(
+            "/v2/personal_access_tokens",
+            "pat-1",
+            json!({"name": "scan", "expires": "30d", "scopes": "shops.read"}),
+        )
+        .await
+        .unwrap(),
     )
     .await;
+    assert_eq!(status, StatusCode::CREATED, "{pat}");
     let pat = pat["token"].as_str().unwrap().to_owned();
     let (_, registered) = json(
-        client
-            .post(format!("{base}/v2/apps"))
-            .bearer_auth(&access)
-            .json(
-                &json!({"name": "Scan", "scopes": "shops.read", "grants": ["client_credentials"]}),
-            )
-            .send()
-            .await
-            .unwrap(),
+        post(
+            "/v2/apps",
+            "app-1",
+            json!({"name": "Scan", "scopes": "shops.read", "grants": ["client_credentials"]}),
+        )
+        .await
+        .unwrap(),
     )
     .await;
     let new_secret = registered["client_secret"].as_str().unwrap().to_owned();
+    let shop = demo["shops"][0]["id"].as_i64().unwrap();
+    let hook_password = "basic-password-of-the-hook";
+    let (status, hook) = json(
+        post(
+            &format!("/v2/hub/{shop}/subscriptions"),
+            "hook-1",
+            json!({"topic": "products", "url": "http://127.0.0.1:9/hook",
+                   "auth": {"type": "basic", "username": "u", "password": hook_password}}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    let hook_secret = hook["secret"].as_str().unwrap().to_owned();
+    let (status, rotated) = json(
+        post(
+            &format!("/v2/webhooks/{}/secret", hook["id"]),
+            "rotate-1",
+            json!({}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    let next_hook_secret = rotated["secret"].as_str().unwrap().to_owned();
     // Use them, so they pass through the logs' reach.
     assert_eq!(
         client
@@ -197,8 +250,11 @@ async fn no_secret_is_stored_or_logged_in_raw_form(backend: Backend) {
         logs.contains("\"level\":\"DEBUG\""),
         "debug logs were captured"
     );
-    let stored = database_text(&db).await;
-    assert!(stored.contains(email), "the scan reads the data");
+    let stored = dump(&db).await;
+    assert!(
+        contains(&stored, email.as_bytes()),
+        "the dump holds the data"
+    );
     for (what, secret) in [
         ("password", password),
         ("client secret", app.1),
@@ -207,8 +263,142 @@ async fn no_secret_is_stored_or_logged_in_raw_form(backend: Backend) {
         ("refresh token", refresh.as_str()),
         ("personal access token", pat.as_str()),
         ("new app's secret", new_secret.as_str()),
+        ("webhook secret", hook_secret.as_str()),
+        ("rotated webhook secret", next_hook_secret.as_str()),
+        ("webhook password", hook_password),
     ] {
-        assert!(!stored.contains(secret), "the {what} is stored in raw form");
+        assert!(
+            !contains(&stored, secret.as_bytes()),
+            "the {what} is stored in raw form"
+        );
         assert!(!logs.contains(secret), "the {what} appears in the logs");
     }
+    for key in encryption_keys(&db).await {
+        for form in forms(&key) {
+            assert!(
+                !contains(&stored, &form),
+                "the encryption key is in the dump"
+            );
+            assert!(
+                !logs.as_bytes().windows(form.len()).any(|w| w == form),
+                "the encryption key is in the logs"
+            );
+        }
+    }
+}
+
+/// Every binary value a dump holds: `\x…` in `pg_dump`'s output, or each BLOB of a copy
+/// of the SQLite files.
+async fn binary_values(db: &TestDb, dumped: &[u8]) -> Vec<Vec<u8>> {
+    match db.backend {
+        Backend::Postgres => {
+            let text = String::from_utf8_lossy(dumped);
+            text.split("\\\\x")
+                .skip(1)
+                .map(|rest| {
+                    let hex: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+                    (0..hex.len() / 2)
+                        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+                        .collect()
+                })
+                .collect()
+        }
+        Backend::Sqlite => {
+            let copy = tempfile::tempdir().unwrap();
+            let source = db.url.trim_start_matches("sqlite://");
+            for suffix in ["", "-wal"] {
+                if let Ok(bytes) = std::fs::read(format!("{source}{suffix}")) {
+                    std::fs::write(copy.path().join(format!("stolen.db{suffix}")), bytes).unwrap();
+                }
+            }
+            let pool =
+                sqlx::SqlitePool::connect(&format!("sqlite://{}/stolen.db", copy.path().display()))
+                    .await
+                    .unwrap();
+            let columns: Vec<(String, String)> = sqlx::query_as(
+                "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p \
+                 WHERE m.type = 'table' AND p.type = 'BLOB'",
+            )
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            let mut values = Vec::new();
+            for (table, column) in columns {
+                let mut found: Vec<Vec<u8>> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT \"{column}\" FROM \"{table}\" WHERE \"{column}\" IS NOT NULL"
+                )))
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+                values.append(&mut found);
+            }
+            pool.close().await;
+            values
+        }
+    }
+}
+
+/// A token with the claims and key id of `model`, signed with `key`.
+fn forge(model: &str, key: &[u8]) -> String {
+    let mut parts = model.split('.');
+    let header: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts.next().unwrap()).unwrap()).unwrap();
+    let claims: Value =
+        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(parts.next().unwrap()).unwrap()).unwrap();
+    let mut forged = Header::new(Algorithm::HS256);
+    forged.kid = header["kid"].as_str().map(str::to_owned);
+    jsonwebtoken::encode(&forged, &claims, &EncodingKey::from_secret(key)).unwrap()
+}
+
+async fn no_token_can_be_made_from_a_dump(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let accepts = |candidate: String| {
+        let request = s.get("/v2", &candidate).send();
+        async move { request.await.unwrap().status() == StatusCode::OK }
+    };
+    // The forging itself works: signed with the real key, a copy of the token passes.
+    let (db, secret_box) = s.open_storage().await;
+    let sealed = storage::signing_keys::active(&db).await.unwrap();
+    let real = secret_box.open(&sealed[0].sealed_secret).unwrap();
+    db.close().await;
+    assert!(accepts(forge(&token, &real)).await, "a correct forgery");
+
+    let dumped = dump(&s.db).await;
+    let values = binary_values(&s.db, &dumped).await;
+    assert!(
+        values
+            .iter()
+            .any(|v| sealed.iter().any(|k| &k.sealed_secret == v)),
+        "the dump holds the sealed signing keys"
+    );
+    // Every binary value, and every part of it a sealed value could hide a key in.
+    let mut candidates: Vec<Vec<u8>> = Vec::new();
+    for value in &values {
+        candidates.push(value.clone());
+        for start in [9, 21] {
+            if value.len() > start + 16 {
+                candidates.push(value[start..].to_vec());
+                candidates.push(value[start..value.len() - 16].to_vec());
+            }
+        }
+    }
+    assert!(!contains(&dumped, &real), "the signing key is in the dump");
+    for candidate in candidates {
+        assert!(
+            !accepts(forge(&token, &candidate)).await,
+            "a token signed with a value of the dump was accepted"
+        );
+    }
+    for key in encryption_keys(&s.db).await {
+        for form in forms(&key) {
+            assert!(
+                !contains(&dumped, &form),
+                "the encryption key is in the dump"
+            );
+        }
+    }
+    s.stop().await;
 }

@@ -52,6 +52,9 @@ fn hex_of(bytes: &[u8]) -> String {
 pub struct TestDb {
     pub url: String,
     pub backend: Backend,
+    /// The encryption key its servers and commands share (PostgreSQL has no default; a
+    /// SQLite database gets a key file beside it).
+    pub encryption_key: Option<String>,
     _dir: Option<tempfile::TempDir>,
     postgres_name: Option<String>,
 }
@@ -68,6 +71,7 @@ impl TestDb {
                 Some(Self {
                     url,
                     backend,
+                    encryption_key: None,
                     _dir: Some(dir),
                     postgres_name: None,
                 })
@@ -106,11 +110,39 @@ impl TestDb {
                 Some(Self {
                     url: format!("{base}/{name}"),
                     backend,
+                    encryption_key: Some(storage::secret_box::encode_key(
+                        &storage::secret_box::generate_key(),
+                    )),
                     _dir: None,
                     postgres_name: Some(name),
                 })
             }
         }
+    }
+
+    /// `args` of a `commerce` command, followed by this database and its encryption key.
+    pub fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        let mut all = args.to_vec();
+        all.extend(["--database-url", self.url.as_str()]);
+        if let Some(key) = &self.encryption_key {
+            all.extend(["--encryption-key", key.as_str()]);
+        }
+        all
+    }
+
+    /// Where this database's servers find their encryption keys.
+    pub fn key_source(&self) -> storage::secret_box::KeySource {
+        match &self.encryption_key {
+            Some(key) => storage::secret_box::KeySource::configured(key).expect("a key"),
+            None => storage::secret_box::KeySource::default_for(&self.url).expect("a key file"),
+        }
+    }
+
+    /// The box that seals this database's secrets, as its servers open it.
+    pub async fn secret_box(&self, db: &storage::Database) -> storage::secret_box::SecretBox {
+        storage::secret_box::SecretBox::open_for(db, self.key_source())
+            .await
+            .expect("the encryption keys")
     }
 
     /// Runs one statement directly on the database (for assertions and fault injection).
@@ -266,13 +298,14 @@ impl TestServer {
     }
 
     /// Starts another server on the same database (a second node).
-    pub async fn start_on(db: Arc<TestDb>, config: ServeConfig) -> Self {
+    pub async fn start_on(db: Arc<TestDb>, mut config: ServeConfig) -> Self {
+        if config.encryption_key.is_none() && config.encryption_key_file.is_none() {
+            config.encryption_key = db.encryption_key.clone();
+        }
         let running = server::start(config.clone())
             .await
             .expect("the server starts");
-        let secret_box = oauth::secret_box::SecretBox::load(&running.db, None)
-            .await
-            .expect("the encryption key");
+        let secret_box = db.secret_box(&running.db).await;
         let demo = seed::demo(&running.db, &secret_box, &domain::SystemClock)
             .await
             .expect("demo data");
@@ -417,9 +450,7 @@ impl TestServer {
         let db = storage::Database::connect(&self.db.url, &storage::StoreOptions::default())
             .await
             .expect("connect");
-        let secret_box = oauth::secret_box::SecretBox::load(&db, None)
-            .await
-            .expect("the encryption key");
+        let secret_box = self.db.secret_box(&db).await;
         (db, secret_box)
     }
 

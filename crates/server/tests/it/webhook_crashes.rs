@@ -66,7 +66,7 @@ struct Setup {
 impl Setup {
     async fn new(backend: Backend) -> Option<Self> {
         let db = TestDb::create(backend).await?;
-        let demo = seed_demo(&db.url).await;
+        let demo = seed_demo(&db).await;
         refuse_marked_deliveries(&db).await;
         let receiver = Receiver::start().await;
         receiver.answer_always(Reply::ok().delayed(ANSWER_DELAY));
@@ -80,9 +80,7 @@ impl Setup {
     }
 
     async fn node(&self) -> Node {
-        let args = [
-            "--database-url",
-            &self.db.url,
+        let args = self.db.args(&[
             // One issuer for every node, so one token works on all of them.
             "--public-url",
             "http://commerce.test",
@@ -95,7 +93,7 @@ impl Setup {
             TIMEOUT,
             "--webhook-poll",
             POLL,
-        ];
+        ]);
         Node::start(&args, self.dir.path()).await
     }
 

@@ -78,6 +78,11 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
     let orders_reader = auth.tenant().is_some() && auth.has(Scope::OrdersRead);
     let hub_reader = auth.tenant().is_some() && auth.has(Scope::HubRead);
     let hub_writer = auth.tenant().is_some() && auth.has(Scope::HubWrite);
+    // Credentials belong to users, and need their own scopes (`admin` does not imply them).
+    let credentials_reader = auth.user_id().is_some() && auth.has(Scope::CredentialsRead);
+    let credentials_writer = auth.user_id().is_some() && auth.has(Scope::CredentialsWrite);
+    let app_registrar =
+        credentials_writer && matches!(auth.role(), Some(Role::Owner | Role::Admin));
     let doc = Resource::new(["root"])
         .with_properties(&fields)
         .link("self", Link::get(urls.root()))
@@ -150,23 +155,19 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
             urls.api("/webhooks/topics")
         })
         .rel_if(
-            auth.user_id().is_some(),
+            credentials_reader,
             &rels::ROOT_PERSONAL_ACCESS_TOKENS,
             || urls.list_template("/personal_access_tokens", &TOKEN_LIST),
         )
         .rel_if(
-            auth.user_id().is_some(),
+            credentials_writer,
             &rels::ROOT_CREATE_PERSONAL_ACCESS_TOKEN,
             || urls.api("/personal_access_tokens"),
         )
-        .rel_if(auth.user_id().is_some(), &rels::ROOT_APPS, || {
+        .rel_if(credentials_reader, &rels::ROOT_APPS, || {
             urls.list_template("/apps", &APP_LIST)
         })
-        .rel_if(
-            matches!(auth.role(), Some(Role::Owner | Role::Admin)),
-            &rels::ROOT_CREATE_APP,
-            || urls.api("/apps"),
-        )
+        .rel_if(app_registrar, &rels::ROOT_CREATE_APP, || urls.api("/apps"))
         .embed_all(
             "sellers",
             sellers.iter().map(|s| {

@@ -29,7 +29,10 @@ impl Role {
     }
 
     /// The most a token of a user with this role may do. Staff run the shop day to day but
-    /// do not change shop settings; read-only users change nothing.
+    /// do not change shop settings; read-only users change nothing, so of the credentials
+    /// scopes they hold only `credentials.read` (their credentials page still works through
+    /// the signed-in session). A ceiling only bounds: the credentials scopes reach a token
+    /// only where they are named.
     pub fn ceiling(self) -> ScopeSet {
         let all = ScopeSet::all();
         match self {
@@ -38,6 +41,12 @@ impl Role {
             Role::Readonly => all.iter().filter(|s| s.implied_read().is_none()).collect(),
         }
     }
+}
+
+/// The most a token of an app acting for itself (client credentials) may do: every scope
+/// but the credentials scopes, since credentials belong to users.
+pub fn app_ceiling() -> ScopeSet {
+    ScopeSet::all().difference(ScopeSet::CREDENTIALS)
 }
 
 impl fmt::Display for Role {
@@ -78,6 +87,39 @@ mod tests {
         assert!(ceiling.iter().all(|s| s.implied_read().is_none()));
         let admin_token = ScopeSet::parse("admin").unwrap().effective(ceiling);
         assert!(!admin_token.contains(Scope::ShopsWrite));
+    }
+
+    #[test]
+    fn credentials_scopes_by_role() {
+        for role in [Role::Owner, Role::Admin, Role::Staff] {
+            assert!(
+                ScopeSet::CREDENTIALS.is_subset_of(role.ceiling()),
+                "{role} may hold both credentials scopes"
+            );
+        }
+        let readonly = Role::Readonly.ceiling();
+        assert!(readonly.contains(Scope::CredentialsRead));
+        assert!(!readonly.contains(Scope::CredentialsWrite));
+        // Within a ceiling, `admin` still brings no credentials scope.
+        for role in Role::ALL {
+            let admin = ScopeSet::parse("admin").unwrap().effective(role.ceiling());
+            assert!(!admin.intersects(ScopeSet::CREDENTIALS), "{role}");
+        }
+        let named = ScopeSet::parse("admin,credentials.write").unwrap();
+        assert_eq!(
+            named
+                .effective(Role::Readonly.ceiling())
+                .intersection(ScopeSet::CREDENTIALS),
+            ScopeSet::EMPTY.with(Scope::CredentialsRead),
+            "a read-only user's token reads its credentials at most"
+        );
+    }
+
+    #[test]
+    fn apps_acting_for_themselves_hold_no_credentials_scope() {
+        assert!(!app_ceiling().intersects(ScopeSet::CREDENTIALS));
+        assert!(ScopeSet::all_area_scopes().is_subset_of(app_ceiling()));
+        assert!(app_ceiling().contains(Scope::Admin) && app_ceiling().contains(Scope::Public));
     }
 
     #[test]

@@ -1,5 +1,11 @@
-//! OAuth scopes: `{namespace}.read|write` per area, plus `admin` (everything the
-//! principal's role allows) and `public` (read-only public catalog).
+//! OAuth scopes: `{namespace}.read|write` per area, plus `admin` (every area scope the
+//! principal's role allows) and `public` (read-only public catalog), and the credentials
+//! scopes `credentials.read|write` (a user's personal access tokens and the account's apps).
+//!
+//! The credentials scopes stand apart: a token holding `credentials.write` can mint a
+//! never-expiring token and register apps with secrets, so one leaked to a third-party app
+//! would outlive every revocation of that app's grant. Hence `admin` does not imply them;
+//! they are granted only where they are named, and only operators name them for an app.
 
 use std::fmt;
 use std::str::FromStr;
@@ -51,6 +57,8 @@ scopes! {
     BatchesWrite => "batches.write",
     Admin => "admin",
     Public => "public",
+    CredentialsRead => "credentials.read",
+    CredentialsWrite => "credentials.write",
 }
 
 impl Scope {
@@ -64,6 +72,7 @@ impl Scope {
             Scope::HubWrite => Some(Scope::HubRead),
             Scope::StoreWrite => Some(Scope::StoreRead),
             Scope::BatchesWrite => Some(Scope::BatchesRead),
+            Scope::CredentialsWrite => Some(Scope::CredentialsRead),
             _ => None,
         }
     }
@@ -96,9 +105,20 @@ impl Scope {
             Scope::SellersRead => "See the account's sellers",
             Scope::BatchesRead => "See batch jobs",
             Scope::BatchesWrite => "Run batch jobs",
-            Scope::Admin => "Everything your role allows",
+            Scope::Admin => {
+                "Everything your role allows, except managing your access tokens and apps"
+            }
             Scope::Public => "See the public catalog",
+            Scope::CredentialsRead => "See your personal access tokens and the account's apps",
+            Scope::CredentialsWrite => {
+                "Create and revoke your personal access tokens and register apps for the account"
+            }
         }
+    }
+
+    /// Whether the scope manages credentials, which `admin` never implies.
+    pub const fn is_credentials(self) -> bool {
+        matches!(self, Scope::CredentialsRead | Scope::CredentialsWrite)
     }
 
     const fn bit(self) -> u32 {
@@ -123,13 +143,26 @@ pub struct ScopeSet(u32);
 impl ScopeSet {
     pub const EMPTY: ScopeSet = ScopeSet(0);
 
+    /// `credentials.read` and `credentials.write`: granted only where named.
+    pub const CREDENTIALS: ScopeSet =
+        ScopeSet(Scope::CredentialsRead.bit() | Scope::CredentialsWrite.bit());
+
+    /// Every scope, the credentials scopes included.
     pub fn all() -> Self {
         Scope::ALL.iter().copied().collect()
     }
 
-    /// Every scope but the meta scopes `admin` and `public`.
+    /// Every area scope: all but the meta scopes `admin` and `public` and the credentials
+    /// scopes.
     pub fn all_area_scopes() -> Self {
-        Self::all().without(Scope::Admin).without(Scope::Public)
+        Self::admin_grants()
+            .without(Scope::Admin)
+            .without(Scope::Public)
+    }
+
+    /// What `admin` stands for: every scope but the credentials scopes.
+    pub fn admin_grants() -> Self {
+        Self::all().difference(Self::CREDENTIALS)
     }
 
     /// Parses scopes separated by commas and/or whitespace; empty input is the empty set.
@@ -161,6 +194,14 @@ impl ScopeSet {
         Self(self.0 & other.0)
     }
 
+    pub fn difference(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    pub fn intersects(self, other: Self) -> bool {
+        self.0 & other.0 != 0
+    }
+
     pub fn is_subset_of(self, other: Self) -> bool {
         self.0 & !other.0 == 0
     }
@@ -176,13 +217,17 @@ impl ScopeSet {
             .filter(move |s| self.contains(*s))
     }
 
-    /// Everything these scopes grant: `admin` grants every scope, a write scope its read.
+    /// Everything these scopes grant: `admin` grants every scope but the credentials
+    /// scopes (which count only when named), a write scope its read.
     pub fn closure(self) -> Self {
-        if self.contains(Scope::Admin) {
-            return Self::all();
-        }
-        self.iter()
-            .fold(self, |acc, s| s.implied_read().map_or(acc, |r| acc.with(r)))
+        let named = if self.contains(Scope::Admin) {
+            self.union(Self::admin_grants())
+        } else {
+            self
+        };
+        named.iter().fold(named, |acc, s| {
+            s.implied_read().map_or(acc, |r| acc.with(r))
+        })
     }
 
     /// What a token holding `self` may do when its principal may do at most `ceiling`
@@ -241,11 +286,55 @@ mod tests {
     }
 
     #[test]
-    fn write_implies_read_and_admin_implies_everything() {
+    fn write_implies_read_and_admin_implies_every_other_scope() {
         let set = ScopeSet::parse("shops.write").unwrap().closure();
         assert!(set.contains(Scope::ShopsRead));
         assert!(!set.contains(Scope::ProductsRead));
-        assert_eq!(ScopeSet::parse("admin").unwrap().closure(), ScopeSet::all());
+        let admin = ScopeSet::parse("admin").unwrap().closure();
+        assert_eq!(admin, ScopeSet::admin_grants());
+        assert!(ScopeSet::all_area_scopes().is_subset_of(admin));
+        assert!(admin.contains(Scope::Public) && admin.contains(Scope::Admin));
+        assert_eq!(admin.union(ScopeSet::CREDENTIALS), ScopeSet::all());
+    }
+
+    #[test]
+    fn admin_never_implies_the_credentials_scopes() {
+        let admin = ScopeSet::parse("admin").unwrap();
+        assert!(!admin.closure().intersects(ScopeSet::CREDENTIALS));
+        for scope in ScopeSet::CREDENTIALS.iter() {
+            assert!(scope.is_credentials());
+            assert!(!ScopeSet::EMPTY.with(scope).within(admin), "{scope}");
+        }
+        assert!(!ScopeSet::all_area_scopes().intersects(ScopeSet::CREDENTIALS));
+        // An `admin` token of a role allowed everything still cannot manage credentials.
+        assert!(
+            !admin
+                .effective(ScopeSet::all())
+                .intersects(ScopeSet::CREDENTIALS)
+        );
+        assert_eq!(
+            Scope::ALL.iter().filter(|s| s.is_credentials()).count(),
+            2,
+            "only the credentials scopes stand apart"
+        );
+    }
+
+    #[test]
+    fn credentials_scopes_count_when_named_and_write_implies_read() {
+        let named = ScopeSet::parse("admin,credentials.write").unwrap();
+        let closure = named.closure();
+        assert!(closure.contains(Scope::CredentialsRead));
+        assert!(closure.contains(Scope::CredentialsWrite));
+        assert!(closure.contains(Scope::OrdersWrite));
+        assert!(ScopeSet::parse("credentials.read").unwrap().within(named));
+        let read = ScopeSet::parse("credentials.read,products.read").unwrap();
+        assert!(!ScopeSet::parse("credentials.write").unwrap().within(read));
+        assert_eq!(
+            ScopeSet::parse("credentials.write, credentials.read")
+                .unwrap()
+                .to_string(),
+            "credentials.read,credentials.write"
+        );
     }
 
     #[test]

@@ -117,8 +117,9 @@ pub enum UserRegistration {
     NotAllowed,
 }
 
-/// Registers an app for the account of a signed-in user: scopes within the user's role,
-/// never trusted (the password grant is an operator's decision).
+/// Registers an app for the account of a signed-in user: scopes within the user's role
+/// but never a credentials scope, never trusted (the password grant and an app that may
+/// manage its users' credentials are an operator's decision, `commerce apps create`).
 pub async fn register_for_user(
     db: &storage::Database,
     secret_box: &SecretBox,
@@ -136,6 +137,13 @@ pub async fn register_for_user(
         errors.add(
             "scopes",
             format!("must be within what the {} role allows", user.role),
+        );
+    }
+    if registration.scopes.intersects(ScopeSet::CREDENTIALS) {
+        errors.add(
+            "scopes",
+            "must not include credentials.read or credentials.write: only an operator \
+             registers an app that may manage its users' tokens and apps",
         );
     }
     if registration.grants.contains(&GrantType::Password) {

@@ -11,6 +11,17 @@ pub enum Subject {
     App,
 }
 
+impl Subject {
+    /// The most a token of this subject may do, whatever it was granted: the user's role's
+    /// ceiling, or, for an app acting for itself, everything but the credentials scopes.
+    pub fn ceiling(&self) -> ScopeSet {
+        match self {
+            Subject::User { role, .. } => role.ceiling(),
+            Subject::App => domain::role::app_ceiling(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Principal {
     pub subject: Subject,

@@ -1,6 +1,13 @@
 //! Which scopes a token may get: what the app may ask for, bounded by the user's role,
 //! with a default when the request names none.
+//!
+//! Every grant that picks scopes comes through here, which is what keeps the credentials
+//! scopes from third-party apps: `admin` does not imply them (see `domain::scope`), so an
+//! app gets them only if an operator registered it with them by name, and never for
+//! itself (client credentials). Refresh and JWT-bearer renewal keep the scopes already
+//! granted, so they cannot add any.
 
+use domain::role::app_ceiling;
 use domain::{Role, ScopeSet};
 use storage::apps::App;
 
@@ -21,13 +28,19 @@ pub fn app_scopes(app: &App) -> Result<ScopeSet, OAuthError> {
     })
 }
 
-/// Scopes for an app acting for itself.
+/// Scopes for an app acting for itself: within the app's, and never a credentials scope
+/// (those manage a user's credentials); by default the app's registered scopes but those.
 pub fn for_app(app: &App, requested: Option<ScopeSet>) -> Result<ScopeSet, OAuthError> {
     let allowed = app_scopes(app)?;
-    let scopes = requested.unwrap_or(allowed);
+    let scopes = requested.unwrap_or_else(|| allowed.intersection(app_ceiling()));
     if !scopes.within(allowed) {
         return Err(OAuthError::invalid_scope(
             "the scope exceeds what this client may ask for",
+        ));
+    }
+    if !scopes.is_subset_of(app_ceiling()) {
+        return Err(OAuthError::invalid_scope(
+            "the credentials scopes are granted only to tokens of users",
         ));
     }
     non_empty(scopes)

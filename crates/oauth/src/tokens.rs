@@ -231,7 +231,7 @@ impl VerifiedTokens {
 
 fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
     let granted = ScopeSet::parse(&claims.scope).map_err(|_| VerifyError::Invalid)?;
-    let (subject, ceiling) = match claims.sub.split_once(':') {
+    let subject = match claims.sub.split_once(':') {
         Some(("user", id)) => {
             let id = id.parse().map_err(|_| VerifyError::Invalid)?;
             let role: Role = claims
@@ -240,11 +240,12 @@ fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
                 .ok_or(VerifyError::Invalid)?
                 .parse()
                 .map_err(|_| VerifyError::Invalid)?;
-            (Subject::User { id, role }, role.ceiling())
+            Subject::User { id, role }
         }
-        Some(("app", _)) => (Subject::App, ScopeSet::all()),
+        Some(("app", _)) => Subject::App,
         _ => return Err(VerifyError::Invalid),
     };
+    let ceiling = subject.ceiling();
     Ok(Principal {
         subject,
         user_name: claims.name,

@@ -231,7 +231,9 @@ struct AppCreateArgs {
     database: DatabaseArgs,
     #[arg(long)]
     name: String,
-    /// Scopes the app may ask for, comma-separated.
+    /// Scopes the app may ask for, comma-separated. `admin` does not include
+    /// credentials.read and credentials.write: name them for a first-party app that may
+    /// manage its users' tokens and apps.
     #[arg(long, default_value = "public")]
     scopes: String,
     /// Grants the app may use, comma-separated (authorization_code, implicit, password,

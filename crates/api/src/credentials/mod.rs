@@ -1,13 +1,18 @@
 //! Developer credentials for scripts, the JSON twin of the credentials page: a user's
 //! personal access tokens (list, create with the raw token shown once, revoke at once) and
 //! the account's OAuth apps (list, register with the secret shown once).
+//!
+//! Unlike the page, these answer to bearer tokens, which third-party apps hold too. A
+//! token that can mint never-expiring tokens outlives any revocation of the app that held
+//! it, so reading needs `credentials.read` and every change `credentials.write`, scopes
+//! that `admin` does not imply.
 
 mod representation;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::routing::get;
-use domain::{FieldErrors, ScopeSet};
+use domain::{FieldErrors, Scope, ScopeSet};
 use oauth::apps::{AppRegistration, UserRegistration, register_for_user};
 use oauth::grant::GrantType;
 use oauth::personal_tokens::PersonalTokenRequest;
@@ -55,8 +60,9 @@ pub fn routes() -> Router<AppState> {
         .route("/apps/{id}", get(show_app))
 }
 
-/// The user behind the token: credentials belong to people, not apps.
-async fn user_of(state: &AppState, auth: &Auth) -> ApiResult<User> {
+/// The user behind the token, when the token holds `needed`: credentials belong to
+/// people, not apps.
+async fn user_of(state: &AppState, auth: &Auth, needed: Scope) -> ApiResult<User> {
     let id = auth.user_id().ok_or_else(|| {
         ApiError::new(
             axum::http::StatusCode::FORBIDDEN,
@@ -64,6 +70,7 @@ async fn user_of(state: &AppState, auth: &Auth) -> ApiResult<User> {
             "developer credentials belong to users: use a token issued to a user",
         )
     })?;
+    auth.require(needed)?;
     users::find(&state.db, id)
         .await?
         .ok_or_else(|| ApiError::invalid_token("the token's user no longer exists"))
@@ -87,7 +94,7 @@ async fn list_tokens(
     auth: Auth,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
     let mut errors = FieldErrors::new();
     let request = ListRequest::parse(
         &TOKEN_LIST,
@@ -100,7 +107,7 @@ async fn list_tokens(
     let (total, tokens) = page_of(&request, tokens);
     let items = tokens
         .iter()
-        .map(|t| token_resource(&state.urls, t, now, None))
+        .map(|t| token_resource(&state.urls, &auth, t, now, None))
         .collect();
     Ok(request.respond(&TOKEN_LIST, &state, "/personal_access_tokens", total, items))
 }
@@ -110,7 +117,7 @@ async fn show_token(
     auth: Auth,
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
     let token = state
         .auth
         .personal_tokens(user.id)
@@ -118,7 +125,7 @@ async fn show_token(
         .into_iter()
         .find(|t| t.id == id)
         .ok_or_else(ApiError::not_found)?;
-    let doc = token_resource(&state.urls, &token, state.clock.now(), None)
+    let doc = token_resource(&state.urls, &auth, &token, state.clock.now(), None)
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, token.created_on))
 }
@@ -135,7 +142,7 @@ async fn create_token(
     auth: Auth,
     JsonBody(input): JsonBody<NewToken>,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsWrite).await?;
     let request = PersonalTokenRequest {
         name: &input.name,
         expiry: &input.expires,
@@ -146,6 +153,7 @@ async fn create_token(
     let created = state.auth.create_personal_token(&user, &request).await??;
     let doc = token_resource(
         &state.urls,
+        &auth,
         &created.record,
         state.clock.now(),
         Some(&created.token),
@@ -162,7 +170,7 @@ async fn revoke_token(
     auth: Auth,
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsWrite).await?;
     if !state.auth.revoke_personal_token(user.id, id).await? {
         return Err(ApiError::not_found());
     }
@@ -173,7 +181,7 @@ async fn revoke_token(
         .into_iter()
         .find(|t| t.id == id)
         .ok_or_else(ApiError::not_found)?;
-    let doc = token_resource(&state.urls, &token, state.clock.now(), None)
+    let doc = token_resource(&state.urls, &auth, &token, state.clock.now(), None)
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, token.created_on))
 }
@@ -183,7 +191,7 @@ async fn list_apps(
     auth: Auth,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
     let mut errors = FieldErrors::new();
     let request = ListRequest::parse(&APP_LIST, QueryParams::parse(query.as_deref()), &mut errors);
     errors.into_result()?;
@@ -201,7 +209,7 @@ async fn show_app(
     auth: Auth,
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
     let app = storage::apps::find(&state.db, id)
         .await?
         .filter(|app| app.account_id == Some(user.account_id) && app.system_role.is_none())
@@ -226,7 +234,7 @@ async fn register_app(
     auth: Auth,
     JsonBody(input): JsonBody<NewApp>,
 ) -> ApiResult<Hal> {
-    let user = user_of(&state, &auth).await?;
+    let user = user_of(&state, &auth, Scope::CredentialsWrite).await?;
     let mut errors = FieldErrors::new();
     let scopes = ScopeSet::parse(&input.scopes)
         .map_err(|e| errors.add("scopes", e.to_string()))

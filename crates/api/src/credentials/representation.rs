@@ -1,8 +1,9 @@
 //! How personal tokens and apps look to a client. Secrets appear only in the answer that
 //! created them.
 
-use domain::Timestamp;
+use domain::{Scope, Timestamp};
 use hal::{Link, Resource};
+use oauth::Principal;
 use serde::Serialize;
 use storage::apps::App;
 use storage::tokens::AccessToken;
@@ -26,6 +27,7 @@ struct TokenFields<'a> {
 
 pub fn token_resource(
     urls: &Urls,
+    principal: &Principal,
     token: &AccessToken,
     now: Timestamp,
     raw: Option<&str>,
@@ -53,7 +55,11 @@ pub fn token_resource(
     Resource::new(["personal_access_token"])
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
-        .rel_if(state == "active", &rels::ROOT_REVOKE, || href)
+        .rel_if(
+            state == "active" && principal.has(Scope::CredentialsWrite),
+            &rels::ROOT_REVOKE,
+            || href,
+        )
 }
 
 #[derive(Serialize)]

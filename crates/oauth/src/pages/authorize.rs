@@ -319,16 +319,15 @@ fn consent_page(
     response
 }
 
-/// The abilities a scope set grants, in words.
+/// The abilities a scope set grants, in words: `admin` stands for the scopes it implies,
+/// but the credentials scopes, which it does not imply, are always spelt out.
 fn describe(scopes: ScopeSet) -> Vec<&'static str> {
-    if scopes.contains(Scope::Admin) {
-        let mut lines = vec![Scope::Admin.description()];
-        if scopes.contains(Scope::Public) {
-            lines.push(Scope::Public.description());
-        }
-        return lines;
-    }
-    scopes.iter().map(Scope::description).collect()
+    let shown = if scopes.contains(Scope::Admin) {
+        scopes.difference(ScopeSet::all_area_scopes())
+    } else {
+        scopes
+    };
+    shown.iter().map(Scope::description).collect()
 }
 
 /// `POST /oauth/authorize`: the user's decision on the consent page.
@@ -444,7 +443,29 @@ async fn grant(
 
 #[cfg(test)]
 mod tests {
-    use super::with_params;
+    use super::{describe, with_params};
+    use domain::{Scope, ScopeSet};
+
+    #[test]
+    fn consent_names_the_credentials_scopes_even_beside_admin() {
+        let lines = describe(ScopeSet::parse("admin,public,credentials.write").unwrap());
+        assert_eq!(
+            lines,
+            [
+                Scope::Admin.description(),
+                Scope::Public.description(),
+                Scope::CredentialsWrite.description()
+            ]
+        );
+        assert_eq!(
+            describe(ScopeSet::parse("admin,orders.write").unwrap()),
+            [Scope::Admin.description()]
+        );
+        assert_eq!(
+            describe(ScopeSet::parse("shops.read").unwrap()),
+            [Scope::ShopsRead.description()]
+        );
+    }
 
     #[test]
     fn redirect_parameters_keep_the_registered_query() {

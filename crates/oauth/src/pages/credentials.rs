@@ -2,6 +2,10 @@
 //! a name, an expiry and scopes within the role; see them listed without their value;
 //! revoke at once) and, for owners and admins, the account's OAuth apps (register one and
 //! see its secret once).
+//!
+//! The page works through the signed-in session, not a token, so it needs no credentials
+//! scope; it offers a new token the credentials scopes the role allows, and a new app none
+//! (only operators register those).
 
 use std::sync::Arc;
 
@@ -240,8 +244,9 @@ fn date(micros: Option<i64>, none: &str) -> String {
     )
 }
 
-fn scope_boxes(role: Role, prefix: &str) -> String {
-    role.ceiling()
+/// A checkbox for each of `scopes`.
+fn scope_boxes(scopes: ScopeSet, prefix: &str) -> String {
+    scopes
         .iter()
         .map(|scope| {
             format!(
@@ -334,7 +339,7 @@ async fn render(
         email = escape(&user.email),
         role = user.role,
         notice = outcome.notice,
-        scopes = scope_boxes(user.role, "token"),
+        scopes = scope_boxes(user.role.ceiling(), "token"),
     );
     let mut response = page(status, "Developer credentials", &body);
     csrf.set_on(auth, &mut response);
@@ -379,6 +384,6 @@ async fn apps_section(
          <fieldset><legend>Scopes</legend>{scopes}</fieldset><fieldset><legend>Grants</legend>{grants}</fieldset>\
          <label><input type=\"checkbox\" name=\"public\"> A public client (browser or native app: no secret, PKCE)</label>\
          <button type=\"submit\" id=\"register-app\">Register app</button></form>",
-        scopes = scope_boxes(user.role, "app"),
+        scopes = scope_boxes(user.role.ceiling().difference(ScopeSet::CREDENTIALS), "app"),
     ))
 }

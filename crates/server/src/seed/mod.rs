@@ -1,6 +1,7 @@
 //! Demo data: an account with an owner, a seller with a hosted and a headless shop, and a
-//! trusted app allowed every grant and scope. Names carry a random suffix so that seeding
-//! twice gives two independent accounts.
+//! trusted first-party app allowed every grant and scope (the credentials scopes named, as
+//! `admin` does not imply them). Names carry a random suffix so that seeding twice gives
+//! two independent accounts.
 
 use domain::shop::Storefront;
 use domain::{Clock, Role, ScopeSet};
@@ -123,7 +124,10 @@ pub async fn demo(
         &AppRegistration {
             name: "Demo App".to_owned(),
             account_id: Some(account.id),
-            scopes: ScopeSet::parse("admin,public").expect("the demo scopes parse"),
+            // Named, so that the owner's default token manages credentials as a first-party
+            // app's should; `admin` alone would not.
+            scopes: ScopeSet::parse("admin,public,credentials.read,credentials.write")
+                .expect("the demo scopes parse"),
             grants: GrantType::ALL.to_vec(),
             redirect_uris: vec!["http://127.0.0.1:8000/callback".to_owned()],
             trusted: true,

@@ -53,7 +53,7 @@ fn hidden_fields(html: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn location(response: &Response) -> String {
+pub fn location(response: &Response) -> String {
     response.headers()["location"].to_str().unwrap().to_owned()
 }
 
@@ -86,7 +86,7 @@ async fn sign_in(s: &TestServer, browser: &Client, login_location: &str) -> Resp
 }
 
 /// Signs in and returns the consent page's HTML for `url`.
-async fn consent(s: &TestServer, browser: &Client, url: &str) -> String {
+pub async fn consent(s: &TestServer, browser: &Client, url: &str) -> String {
     let first = browser.get(url).send().await.unwrap();
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
     let login = location(&first);
@@ -101,7 +101,7 @@ async fn consent(s: &TestServer, browser: &Client, url: &str) -> String {
 }
 
 /// Submits the consent form with `decision`; returns where the browser is sent.
-async fn decide(s: &TestServer, browser: &Client, html: &str, decision: &str) -> String {
+pub async fn decide(s: &TestServer, browser: &Client, html: &str, decision: &str) -> String {
     let mut form = hidden_fields(html);
     form.push(("decision".into(), decision.into()));
     let response = browser
@@ -114,7 +114,7 @@ async fn decide(s: &TestServer, browser: &Client, html: &str, decision: &str) ->
     location(&response)
 }
 
-fn query_of(url: &str) -> Vec<(String, String)> {
+pub fn query_of(url: &str) -> Vec<(String, String)> {
     let query = url.split_once('?').map_or("", |(_, q)| q);
     let query = query.split('#').next().unwrap_or("");
     form_urlencoded::parse(query.as_bytes())
@@ -122,7 +122,7 @@ fn query_of(url: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
+pub fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
     pairs
         .iter()
         .find(|(n, _)| n == name)

@@ -15,7 +15,7 @@ on_both_backends!(
 );
 
 /// A browser signed in as `email` on the credentials page; returns the page's HTML.
-async fn signed_in(s: &TestServer, email: &str, password: &str) -> (Client, String) {
+pub async fn signed_in(s: &TestServer, email: &str, password: &str) -> (Client, String) {
     let browser = cookie_jar_browser();
     let first = browser
         .get(s.url("/oauth/credentials"))
@@ -56,7 +56,7 @@ async fn signed_in(s: &TestServer, email: &str, password: &str) -> (Client, Stri
     (browser, page)
 }
 
-fn code_with_id<'a>(html: &'a str, id: &str) -> &'a str {
+pub fn code_with_id<'a>(html: &'a str, id: &str) -> &'a str {
     let marker = format!("<code id=\"{id}\">");
     let start = html
         .find(&marker)
@@ -305,7 +305,7 @@ async fn personal_tokens_and_apps_as_json(backend: Backend) {
         .password_token(
             &s.demo.user.email,
             &s.demo.user.password,
-            Some("shops.read"),
+            Some("shops.read credentials.write"),
         )
         .await;
     let (status, body) = post(

@@ -87,7 +87,10 @@ async fn rt_01_03_07_08_refresh_rotates_and_reuse_revokes_the_family(backend: Ba
     assert_eq!(status, StatusCode::OK, "{second}");
     let rt2 = second["refresh_token"].as_str().unwrap();
     assert_ne!(rt1, rt2);
-    assert_eq!(second["scope"], "admin,public");
+    assert_eq!(
+        second["scope"],
+        "admin,public,credentials.read,credentials.write"
+    );
     let at2 = second["access_token"].as_str().unwrap();
     assert_eq!(root_status(&s, at2).await, StatusCode::OK);
     // RT-07: the spent token is refused; RT-08: and that ends the whole family.

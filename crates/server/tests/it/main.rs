@@ -13,6 +13,7 @@ mod cli;
 mod collections;
 mod conditional;
 mod credentials;
+mod credentials_scopes;
 mod encryption_keys;
 mod grants;
 mod http_kernel;

@@ -157,7 +157,10 @@ async fn in_01_to_04_introspection(backend: Backend) {
     let (status, body) = form_post(&s, "/oauth/introspect", Some(app), &[("token", access)]).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["active"], true);
-    assert_eq!(body["scope"], "admin,public");
+    assert_eq!(
+        body["scope"],
+        "admin,public,credentials.read,credentials.write"
+    );
     assert_eq!(body["client_id"], app.0);
     assert_eq!(body["username"], "Demo Owner");
     assert!(body["exp"].is_i64() && body["jti"].is_string());

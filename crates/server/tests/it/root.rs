@@ -10,6 +10,7 @@ on_both_backends!(
     password_token_sees_the_demo_sellers_and_shops,
     unbound_app_token_sees_nothing_and_no_write_links,
     every_root_link_answers,
+    credentials_links_follow_the_credentials_scopes,
 );
 
 async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
@@ -25,7 +26,10 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
     assert_eq!(root["role"], "owner");
     assert_eq!(root["account_id"], s.demo.account_id);
     assert!(root["uid"].is_i64());
-    assert_eq!(root["scopes"], "admin,public");
+    assert_eq!(
+        root["scopes"], "admin,public,credentials.read,credentials.write",
+        "the demo app names the credentials scopes, which admin does not imply"
+    );
     let sellers = root["_embedded"]["sellers"].as_array().unwrap();
     assert_eq!(sellers.len(), 1);
     assert_eq!(sellers[0]["id"], s.seller_id());
@@ -274,5 +278,89 @@ async fn every_root_link_answers(backend: Backend) {
             .await
             .unwrap();
         assert_eq!(doc.status(), StatusCode::OK, "docs for {rel}");
+    }
+}
+
+const CREDENTIALS_RELS: [&str; 4] = [
+    "root:personal_access_tokens",
+    "root:create_personal_access_token",
+    "root:apps",
+    "root:create_app",
+];
+
+/// The credentials rels of the root as `token` sees it.
+async fn credentials_rels(s: &TestServer, token: &str) -> Vec<&'static str> {
+    let (status, root) = json(s.get("/v2", token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{root}");
+    CREDENTIALS_RELS
+        .into_iter()
+        .filter(|rel| root["_links"].get(*rel).is_some())
+        .collect()
+}
+
+async fn credentials_links_follow_the_credentials_scopes(backend: Backend) {
+    let Some(s) = TestServer::start(backend).await else {
+        return;
+    };
+    let (email, password) = (s.demo.user.email.clone(), s.demo.user.password.clone());
+    let owner = |scope: Option<&'static str>| s.password_token(&email, &password, scope);
+    // The demo app names the credentials scopes: the owner's default token has every link.
+    assert_eq!(
+        credentials_rels(&s, &owner(None).await).await,
+        CREDENTIALS_RELS
+    );
+    for scope in ["admin", "admin,public", "products.read", "public"] {
+        assert!(
+            credentials_rels(&s, &owner(Some(scope)).await)
+                .await
+                .is_empty(),
+            "{scope}"
+        );
+    }
+    assert_eq!(
+        credentials_rels(&s, &owner(Some("credentials.read")).await).await,
+        ["root:personal_access_tokens", "root:apps"]
+    );
+    // Staff make tokens but register no app; read-only users only read.
+    s.add_user("staff@demo.example", "staff-password-1", "staff")
+        .await;
+    let staff = s
+        .password_token("staff@demo.example", "staff-password-1", None)
+        .await;
+    assert_eq!(
+        credentials_rels(&s, &staff).await,
+        [
+            "root:personal_access_tokens",
+            "root:create_personal_access_token",
+            "root:apps"
+        ]
+    );
+    s.add_user("reader@demo.example", "reader-password-1", "readonly")
+        .await;
+    let reader = s
+        .password_token("reader@demo.example", "reader-password-1", None)
+        .await;
+    assert_eq!(
+        credentials_rels(&s, &reader).await,
+        ["root:personal_access_tokens", "root:apps"]
+    );
+    // Each rel's page says which scope it needs.
+    for (rel, needed) in [
+        ("personal_access_tokens", "credentials.read"),
+        ("create_personal_access_token", "credentials.write"),
+        ("revoke", "credentials.write"),
+        ("apps", "credentials.read"),
+        ("create_app", "credentials.write"),
+    ] {
+        let page = s
+            .client
+            .get(s.url(&format!("/docs/rels/root/{rel}")))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(page.contains(needed), "{rel}: {page}");
     }
 }

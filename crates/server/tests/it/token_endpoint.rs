@@ -217,7 +217,10 @@ async fn password_grant_rules(backend: Backend) {
         post_form(&s, &form(&user.0, &user.1), Some((&app.0, &app.1))).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_no_store(&headers);
-    assert_eq!(body["scope"], "admin,public");
+    assert_eq!(
+        body["scope"],
+        "admin,public,credentials.read,credentials.write"
+    );
     // E-mail addresses match whatever their case.
     let (status, _, _) = post_form(
         &s,

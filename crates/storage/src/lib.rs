@@ -7,6 +7,7 @@ mod macros;
 mod db;
 mod error;
 pub mod json;
+pub mod locks;
 pub mod query_count;
 pub mod secret_box;
 pub mod secrets;

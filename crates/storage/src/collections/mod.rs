@@ -211,17 +211,19 @@ async fn recompute(
     recount(tx, &[id]).await
 }
 
-/// Sets `products_count` of these collections from their members.
+/// Sets `products_count` of these collections from their members, locking them in id
+/// order.
 async fn recount(tx: &mut Tx, ids: &[i64]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
     let mut p = Params::new();
+    let ids = p.bind_all(ids.iter().copied().map(Arg::Int));
     let sql = format!(
         "UPDATE collections SET products_count = \
          (SELECT COUNT(*) FROM collection_products cp WHERE cp.collection_id = collections.id) \
-         WHERE id IN ({})",
-        p.bind_all(ids.iter().copied().map(Arg::Int))
+         WHERE {}",
+        crate::locks::ids_in_order(tx.backend(), "collections", &ids)
     );
     execute_bound(tx, sql, p.args()).await
 }

@@ -33,12 +33,18 @@
 //! 7. **price lists**: a list's row, before its items and its `items_count`.
 //! 8. **what a product write keeps up to date after the product**: the product types it
 //!    names (`FOR KEY SHARE`, then `products_count`), the memberships and
-//!    `products_count` of smart collections, the seller's product counts. Their other
-//!    writers hold the seller exclusively (smart collections) or lock nothing else (product
-//!    types), so none of them ever waits for a product.
+//!    `products_count` of smart collections (rows in id order), the seller's product
+//!    counts. Their other writers hold the seller exclusively (smart collections) or lock
+//!    nothing else (product types), so none of them ever waits for a product.
 //! 9. **webhooks**: a subscription's row; the deliveries an event fans out to hold it
 //!    `FOR KEY SHARE` through their foreign key.
 //! 10. **the outbox**: events and their deliveries, written last.
+//!
+//! A row whose other writers wait for nothing after taking it (a product type, a shop, a
+//! webhook, a new row) cannot close a cycle, so a write may take it earlier than its
+//! level says: a product write checks the type it names while still validating, and a
+//! foreign-key check holds its parent whenever the child is written. The order binds
+//! every lock a writer may hold while it waits for another.
 //!
 //! Where a write must read before it knows which rows to lock (a product's manual
 //! collections), it reads, locks, then checks under the lock that nothing it read has

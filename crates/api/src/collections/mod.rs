@@ -401,18 +401,12 @@ async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Collection> {
         .ok_or_else(ApiError::not_found)
 }
 
-/// The collection an update or a deletion changes, locked in the order of
-/// `storage::locks`: a smart one after its seller's catalog, exclusively (its members
-/// depend on every product of the seller). Its kind never changes, so reading it first
-/// tells which locks to take.
+/// The collection an update or a deletion changes, locked (see
+/// `collections::find_for_change`), or 404.
 async fn locked_for_change(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Collection> {
-    let found = collections::find(&mut *tx, tenant, id)
+    collections::find_for_change(tx, tenant, id)
         .await?
-        .ok_or_else(ApiError::not_found)?;
-    if found.kind == CollectionKind::Smart {
-        locks::seller_catalog(tx, found.seller_id, Catalog::Exclusive).await?;
-    }
-    locked(tx, tenant, id).await
+        .ok_or_else(ApiError::not_found)
 }
 
 fn manual(collection: Collection) -> ApiResult<Collection> {

@@ -14,9 +14,9 @@
 //!
 //! 1. **orders**: the order an edit or a move changes (`FOR UPDATE`).
 //! 2. **sellers**, as the lock of the seller's catalog: shared (`FOR SHARE`) by every write
-//!    to one of its products (create, update, delete, variants, stock, order moves that take
-//!    or give back stock), exclusive (`FOR NO KEY UPDATE`) by every write to one of its
-//!    smart collections. Smart memberships depend on the rules and on every product; this
+//!    to one of its products (create, update, delete, variants, images, stock, order moves
+//!    that take or give back stock), exclusive (`FOR NO KEY UPDATE`) by every write to one
+//!    of its smart collections. Smart memberships depend on the rules and on every product; this
 //!    one row makes the two kinds of writes take turns, while writes to different products
 //!    go on side by side (shared locks do not conflict, and foreign-key checks on the
 //!    seller conflict with neither).

@@ -3,7 +3,8 @@
 use domain::catalog::product::SLUG_MAX;
 use storage::{Tx, slugs};
 
-use crate::kernel::error::ApiResult;
+use crate::kernel::error::{ApiError, ApiResult};
+use crate::products::write::taken;
 
 /// The slug to store: a given one as it is (a taken one fails on the unique index and
 /// is reported), a derived one made free with a number (`-2` to `-10`), or with a random
@@ -29,4 +30,17 @@ pub async fn unique_slug(
             None => format!("{base}-{}", hex::encode(oauth::secrets::random_bytes(3))),
         },
     )
+}
+
+/// Turns a unique violation on a written slug into its answer: a 422 when the client chose
+/// the slug; when it was derived, a concurrent write took it between `unique_slug` and the
+/// insert, and the write runs again (finding the next free one).
+pub fn slug_taken(table: &'static str, given: bool) -> impl Fn(storage::Error) -> ApiError {
+    move |err| {
+        if !given && err.is_unique_violation_on(table, "slug") {
+            ApiError::write_conflict()
+        } else {
+            taken(table, "slug")(err)
+        }
+    }
 }

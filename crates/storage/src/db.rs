@@ -345,6 +345,16 @@ impl Tx {
         Ok(())
     }
 
+    /// Ends the transaction without its changes, releasing its locks now (dropping it
+    /// rolls back too, but only when its connection is next used).
+    pub async fn rollback(self) -> Result<()> {
+        match self.inner {
+            TxInner::Sqlite(t) => t.rollback().await?,
+            TxInner::Postgres(t) => t.rollback().await?,
+        }
+        Ok(())
+    }
+
     pub fn backend(&self) -> Backend {
         match self.inner {
             TxInner::Sqlite(_) => Backend::Sqlite,

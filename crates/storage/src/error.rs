@@ -1,5 +1,9 @@
-//! Storage errors. Unique violations are recognised on both backends so callers can turn
-//! them into validation errors instead of failures.
+//! Storage errors. Constraint violations are recognised on both backends so callers can turn
+//! them into validation errors instead of failures, and the failures a concurrent
+//! transaction causes are told apart from the rest, so that the transaction runner
+//! (`Database::transaction`) can run the work again and callers can answer them cleanly.
+
+use sqlx::error::{DatabaseError, ErrorKind};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -7,6 +11,24 @@ pub enum Error {
     /// `table.column` list (SQLite).
     #[error("unique constraint violated: {target}")]
     UniqueViolation { target: String },
+    /// A foreign key refused the write: a row it names is gone, or a row deleted is still
+    /// named. Every write checks the rows it names first, so this means a concurrent
+    /// deletion it could not see; running the work again sees it.
+    #[error("foreign key constraint violated: {target}")]
+    ForeignKeyViolation { target: String },
+    /// The database aborted the transaction to let a concurrent one go on: a deadlock or a
+    /// serialization failure. Running the work again most likely succeeds.
+    #[error("aborted by a concurrent transaction: {0}")]
+    Conflict(sqlx::Error),
+    /// What a write read to know which rows to lock changed before it held them (see
+    /// `locks`); running the work again takes the right ones.
+    #[error("the rows to lock changed while they were being locked")]
+    LockOrderChanged,
+    /// A lock or a connection stayed out of reach past the configured timeout (a
+    /// PostgreSQL lock timeout, SQLite's busy timeout, a pool with no free connection).
+    /// Not retried: the database already waited as long as it was told to.
+    #[error("database busy: {0}")]
+    Busy(sqlx::Error),
     #[error("database error: {0}")]
     Database(sqlx::Error),
     #[error("migration failed: {0}")]
@@ -31,18 +53,162 @@ impl Error {
             _ => false,
         }
     }
+
+    /// Whether the same unit of work, run again in a new transaction, may succeed: it lost
+    /// a conflict with a concurrent transaction, or a concurrent one deleted a row it
+    /// names. Not `Busy`, whose timeout has already been waited out.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            Error::Conflict(_) | Error::ForeignKeyViolation { .. } | Error::LockOrderChanged
+        )
+    }
+}
+
+/// How the database reports a failure caused by concurrent work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Contention {
+    Conflict,
+    Busy,
+}
+
+/// PostgreSQL SQLSTATEs of failures caused by concurrent transactions.
+fn postgres_contention(sqlstate: &str) -> Option<Contention> {
+    match sqlstate {
+        // deadlock_detected, serialization_failure
+        "40P01" | "40001" => Some(Contention::Conflict),
+        // lock_not_available: `lock_timeout` ran out (or NOWAIT)
+        "55P03" => Some(Contention::Busy),
+        _ => None,
+    }
+}
+
+/// SQLite extended result codes of failures caused by concurrent connections.
+fn sqlite_contention(code: i32) -> Option<Contention> {
+    const SQLITE_BUSY: i32 = 5;
+    const SQLITE_LOCKED: i32 = 6;
+    // The low byte is the primary code (SQLITE_BUSY_SNAPSHOT is 517, …).
+    match code & 0xff {
+        SQLITE_BUSY | SQLITE_LOCKED => Some(Contention::Busy),
+        _ => None,
+    }
+}
+
+fn contention(db: &dyn DatabaseError) -> Option<Contention> {
+    let code = db.code()?;
+    if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+        sqlite_contention(code.parse().ok()?)
+    } else {
+        postgres_contention(&code)
+    }
 }
 
 impl From<sqlx::Error> for Error {
     fn from(err: sqlx::Error) -> Self {
-        if let Some(db) = err.as_database_error()
-            && db.is_unique_violation()
-        {
-            let target = db
-                .constraint()
-                .map_or_else(|| db.message().to_owned(), str::to_owned);
-            return Error::UniqueViolation { target };
+        if matches!(err, sqlx::Error::PoolTimedOut) {
+            return Error::Busy(err);
         }
-        Error::Database(err)
+        let Some(db) = err.as_database_error() else {
+            return Error::Database(err);
+        };
+        let target = || {
+            db.constraint()
+                .map_or_else(|| db.message().to_owned(), str::to_owned)
+        };
+        match (db.kind(), contention(db)) {
+            (ErrorKind::UniqueViolation, _) => Error::UniqueViolation { target: target() },
+            (ErrorKind::ForeignKeyViolation, _) => Error::ForeignKeyViolation { target: target() },
+            (_, Some(Contention::Conflict)) => Error::Conflict(err),
+            (_, Some(Contention::Busy)) => Error::Busy(err),
+            _ => Error::Database(err),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::db::Exec;
+    use crate::{Database, StoreOptions};
+
+    #[test]
+    fn postgres_conflicts_are_retried_and_lock_timeouts_are_busy() {
+        assert_eq!(postgres_contention("40P01"), Some(Contention::Conflict));
+        assert_eq!(postgres_contention("40001"), Some(Contention::Conflict));
+        assert_eq!(postgres_contention("55P03"), Some(Contention::Busy));
+        for other in ["23505", "23503", "57014", "42P01", "08006"] {
+            assert_eq!(postgres_contention(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn sqlite_busy_and_locked_are_busy_with_their_extended_codes() {
+        for code in [5, 6, 261, 517, 773, 262] {
+            assert_eq!(sqlite_contention(code), Some(Contention::Busy), "{code}");
+        }
+        for other in [1, 19, 787, 2067, 11] {
+            assert_eq!(sqlite_contention(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn only_conflicts_vanished_rows_and_stale_lock_plans_are_retried() {
+        let conflict = Error::Conflict(sqlx::Error::Protocol("deadlock".into()));
+        assert!(conflict.is_retryable());
+        assert!(Error::ForeignKeyViolation { target: "x".into() }.is_retryable());
+        assert!(Error::LockOrderChanged.is_retryable());
+        assert!(!Error::Busy(sqlx::Error::PoolTimedOut).is_retryable());
+        assert!(!Error::UniqueViolation { target: "x".into() }.is_retryable());
+        assert!(!Error::Database(sqlx::Error::RowNotFound).is_retryable());
+    }
+
+    async fn run(exec: Exec<'_>, sql: &'static str) -> Result<()> {
+        with_conn!(exec, |c| sqlx::query(sql).execute(c).await.map(|_| ()))?;
+        Ok(())
+    }
+
+    /// What SQLite itself reports, classified: a missing parent, and a write lock held
+    /// by another connection past the busy timeout.
+    #[tokio::test]
+    async fn sqlite_reports_are_classified() {
+        let dir = std::env::temp_dir().join(format!(
+            "commerce-storage-errors-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        let url = format!("sqlite://{}/test.db", dir.display());
+        let db = Database::connect(&url, &StoreOptions::default())
+            .await
+            .unwrap();
+        let mut tx = db.begin().await.unwrap();
+        run(
+            Exec::Tx(&mut tx),
+            "CREATE TABLE parents (id INTEGER PRIMARY KEY); \
+             CREATE TABLE children (parent_id INTEGER NOT NULL REFERENCES parents (id))",
+        )
+        .await
+        .unwrap();
+        let orphan = run(Exec::Tx(&mut tx), "INSERT INTO children VALUES (7)").await;
+        assert!(
+            matches!(orphan, Err(Error::ForeignKeyViolation { .. })),
+            "{orphan:?}"
+        );
+        let impatient = StoreOptions {
+            busy_timeout: Duration::ZERO,
+            ..StoreOptions::default()
+        };
+        let other = Database::connect(&url, &impatient).await.unwrap();
+        let busy = other.begin().await;
+        assert!(matches!(busy, Err(Error::Busy(_))), "{busy:?}");
+        tx.rollback().await.unwrap();
+        other.begin().await.unwrap().rollback().await.unwrap();
+        other.close().await;
+        db.close().await;
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

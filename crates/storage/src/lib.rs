@@ -7,10 +7,12 @@ mod macros;
 mod db;
 mod error;
 pub mod json;
+pub mod locks;
 pub mod query_count;
 pub mod secret_box;
 pub mod secrets;
 pub mod sql;
+mod transaction;
 
 pub mod accounts;
 pub mod apps;
@@ -42,6 +44,7 @@ pub mod webhooks;
 
 pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};
 pub use error::{Error, Result};
+pub use transaction::{MAX_ATTEMPTS, Scoped, ScopedExt, TxError};
 
 /// What a principal may see: one account, optionally narrowed to one seller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -442,7 +442,10 @@ pub async fn forget_variants(tx: &mut Tx, variant_ids: &[i64], now: Timestamp) -
     if postgres {
         let mut f = Filter::new();
         f.any_of("id", variants());
-        let sql = format!("SELECT id FROM variants{} FOR UPDATE", f.where_sql());
+        let sql = format!(
+            "SELECT id FROM variants{} ORDER BY id FOR UPDATE",
+            f.where_sql()
+        );
         fetch_all_bound!(Exec::Tx(tx), (i64,), sql, f.args())?;
     }
     let mut f = Filter::new();

@@ -108,13 +108,19 @@ pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Moves one product from the type `from` to the type `to` in the counts.
+/// Moves one product from the type `from` to the type `to` in the counts, updating the
+/// types in id order (two products moving between the same types the other way round
+/// must not each wait for the other).
 pub async fn recount(tx: &mut Tx, from: Option<i64>, to: Option<i64>) -> Result<()> {
     if from == to {
         return Ok(());
     }
-    for (id, delta) in [(from, -1_i64), (to, 1)] {
-        let Some(id) = id else { continue };
+    let mut changes: Vec<(i64, i64)> = [(from, -1_i64), (to, 1)]
+        .into_iter()
+        .filter_map(|(id, delta)| Some((id?, delta)))
+        .collect();
+    changes.sort_unstable();
+    for (id, delta) in changes {
         with_conn!(Exec::Tx(tx), |c| {
             sqlx::query(
                 "UPDATE product_types SET products_count = products_count + $2 WHERE id = $1",
@@ -142,18 +148,33 @@ pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Opt
     tenant_rows::find_for_update(tx, "product_types", columns!(), tenant, id).await
 }
 
-/// The seller's type with this name, in any case.
+/// Reads a type a product is to name, keeping it (and its attribute schema) as it is until
+/// the transaction ends; products writing it go on side by side (level 8 of `locks`).
+pub async fn find_held(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<ProductType>> {
+    tenant_rows::find_locked(
+        tx,
+        "product_types",
+        columns!(),
+        tenant,
+        id,
+        " FOR KEY SHARE",
+    )
+    .await
+}
+
+/// The seller's type with this name, in any case, held as `find_held` holds it.
 pub async fn find_by_name(tx: &mut Tx, seller_id: i64, name: &str) -> Result<Option<ProductType>> {
+    let sql = format!(
+        "SELECT {} FROM product_types WHERE seller_id = $1 AND name_key = $2{}",
+        columns!(),
+        crate::locks::clause(tx.backend(), " FOR KEY SHARE")
+    );
     with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, ProductType>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM product_types WHERE seller_id = $1 AND name_key = $2"
-        ))
-        .bind(seller_id)
-        .bind(name.to_lowercase())
-        .fetch_optional(c)
-        .await
+        sqlx::query_as::<_, ProductType>(sqlx::AssertSqlSafe(sql))
+            .bind(seller_id)
+            .bind(name.to_lowercase())
+            .fetch_optional(c)
+            .await
     })
     .map_err(Into::into)
 }

@@ -6,7 +6,7 @@ use sqlx::postgres::PgRow;
 use sqlx::sqlite::SqliteRow;
 
 use crate::Tenant;
-use crate::db::{Backend, Exec, Tx};
+use crate::db::{Exec, Tx};
 use crate::error::Result;
 
 /// A row type both backends can decode.
@@ -39,10 +39,20 @@ pub(crate) async fn find_for_update<R: Row>(
     tenant: Tenant,
     id: i64,
 ) -> Result<Option<R>> {
-    let lock = match tx.backend() {
-        Backend::Sqlite => "",
-        Backend::Postgres => " FOR UPDATE",
-    };
+    find_locked(tx, table, columns, tenant, id, " FOR UPDATE").await
+}
+
+/// As `find`, holding the row with `lock` (` FOR …`, on PostgreSQL) until the transaction
+/// ends.
+pub(crate) async fn find_locked<R: Row>(
+    tx: &mut Tx,
+    table: &'static str,
+    columns: &'static str,
+    tenant: Tenant,
+    id: i64,
+    lock: &'static str,
+) -> Result<Option<R>> {
+    let lock = crate::locks::clause(tx.backend(), lock);
     fetch(Exec::Tx(tx), table, columns, tenant, id, lock).await
 }
 

@@ -22,7 +22,7 @@ use storage::product_assets::{self, Asset, NewAsset};
 use storage::products::{self, Product};
 use storage::sql::Direction;
 use storage::variants::{self, Owner};
-use storage::{Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -172,13 +172,6 @@ async fn upload(
     errors.into_result()?;
     let digest = hex::encode(oauth::secrets::sha256(&upload.data));
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let owner = Owner {
-        account_id: product.account_id,
-        seller_id: product.seller_id,
-        product_id,
-    };
     let new = NewAsset {
         file_name: &file_name,
         content_type: kind.0,
@@ -187,11 +180,25 @@ async fn upload(
         digest: &digest,
         data: &upload.data,
     };
-    let asset = product_assets::insert(&mut tx, owner, &new, ctx.now).await?;
-    products::touch(&mut tx, product_id, ctx.now).await?;
-    let doc = document(ctx, tenant, &asset);
-    record(&mut tx, ctx, topic::ASSETS_CREATED, &product, &asset, &doc).await?;
-    tx.commit().await?;
+    let new = &new;
+    let (asset, doc) = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let owner = Owner {
+                    account_id: product.account_id,
+                    seller_id: product.seller_id,
+                    product_id,
+                };
+                let asset = product_assets::insert(tx, owner, new, ctx.now).await?;
+                products::touch(tx, product_id, ctx.now).await?;
+                let doc = document(ctx, tenant, &asset);
+                record(tx, ctx, topic::ASSETS_CREATED, &product, &asset, &doc).await?;
+                Ok((asset, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::created(
         doc,
         state.urls.asset(product_id, asset.id),
@@ -283,24 +290,31 @@ async fn delete(
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let asset = product_assets::find(&mut tx, product_id, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let doc = document(ctx, tenant, &asset);
-    check_preconditions(&headers, &doc, asset.updated_on)?;
-    for variant in variants::of_products(&mut tx, &[product_id]).await? {
-        if variant.image_ids.0.contains(&id) {
-            let mut data = variant.data();
-            data.image_ids.retain(|image| *image != id);
-            variants::update(&mut tx, variant.id, &data, ctx.now).await?;
-        }
-    }
-    product_assets::delete(&mut tx, id).await?;
-    products::touch(&mut tx, product_id, ctx.now).await?;
-    record(&mut tx, ctx, topic::ASSETS_DELETED, &product, &asset, &doc).await?;
-    tx.commit().await?;
+    let headers = &headers;
+    let doc = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let asset = product_assets::find(&mut *tx, product_id, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let doc = document(ctx, tenant, &asset);
+                check_preconditions(headers, &doc, asset.updated_on)?;
+                for variant in variants::of_products(&mut *tx, &[product_id]).await? {
+                    if variant.image_ids.0.contains(&id) {
+                        let mut data = variant.data();
+                        data.image_ids.retain(|image| *image != id);
+                        variants::update(tx, variant.id, &data, ctx.now).await?;
+                    }
+                }
+                product_assets::delete(tx, id).await?;
+                products::touch(tx, product_id, ctx.now).await?;
+                record(tx, ctx, topic::ASSETS_DELETED, &product, &asset, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }
 

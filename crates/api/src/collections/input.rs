@@ -59,7 +59,7 @@ impl NewCollection {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct CollectionChanges {
     #[serde(default)]
     title: Patch<String>,

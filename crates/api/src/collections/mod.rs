@@ -13,9 +13,10 @@ use domain::{FieldErrors, Scope, topic};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::collections::{self, Collection, CollectionFilter};
+use storage::locks::{self, Catalog};
 use storage::products;
 use storage::sql::Direction;
-use storage::{Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -25,10 +26,10 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::write::{locked_product, taken};
+use crate::products::write::taken;
 use crate::products::{CatalogView, Related, product_resource};
 use crate::sellers::owning_seller;
-use crate::slugs::unique_slug;
+use crate::slugs::{slug_taken, unique_slug};
 use crate::state::AppState;
 
 pub use representation::collection_resource;
@@ -130,24 +131,30 @@ async fn create(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let seller = owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
-    let (mut data, slug_given) = input.validate()?;
+    let (data, slug_given) = input.validate()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    data.slug = unique_slug(
-        &mut tx,
-        "collections",
-        seller.id,
-        &data.slug,
-        slug_given,
-        None,
-    )
-    .await?;
-    let collection = collections::insert(&mut tx, seller.account_id, seller.id, &data, ctx.now)
-        .await
-        .map_err(taken("collections", "slug"))?;
-    let doc = document(ctx, &collection);
-    record(&mut tx, ctx, topic::COLLECTIONS_CREATED, &collection, &doc).await?;
-    tx.commit().await?;
+    let (seller, data) = (&seller, &data);
+    let (collection, doc) = state
+        .write(|tx| {
+            async move {
+                // A smart collection's members depend on every product of the seller.
+                if data.kind == CollectionKind::Smart {
+                    locks::seller_catalog(tx, seller.id, Catalog::Exclusive).await?;
+                }
+                let mut data = data.clone();
+                data.slug =
+                    unique_slug(tx, "collections", seller.id, &data.slug, slug_given, None).await?;
+                let collection =
+                    collections::insert(tx, seller.account_id, seller.id, &data, ctx.now)
+                        .await
+                        .map_err(slug_taken("collections", slug_given))?;
+                let doc = document(ctx, &collection);
+                record(tx, ctx, topic::COLLECTIONS_CREATED, &collection, &doc).await?;
+                Ok((collection, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::created(
         doc,
         state.urls.collection(collection.id),
@@ -163,21 +170,29 @@ async fn update(
     JsonBody(changes): JsonBody<input::CollectionChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let current_doc = document(ctx, &current);
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
-    let data = changes.apply(current.data())?;
-    if data == current.data() {
-        return Ok(Hal::ok(current_doc, current.updated_on));
-    }
-    let collection = collections::update(&mut tx, &current, &data, ctx.now)
-        .await
-        .map_err(taken("collections", "slug"))?;
-    let doc = document(ctx, &collection);
-    record(&mut tx, ctx, topic::COLLECTIONS_UPDATED, &collection, &doc).await?;
-    tx.commit().await?;
+    let (headers, changes) = (&headers, &changes);
+    let (collection, doc) = state
+        .write(|tx| {
+            async move {
+                let current = locked_for_change(tx, tenant, id).await?;
+                let current_doc = document(ctx, &current);
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let data = changes.clone().apply(current.data())?;
+                if data == current.data() {
+                    return Ok((current, current_doc));
+                }
+                let collection = collections::update(tx, &current, &data, ctx.now)
+                    .await
+                    .map_err(taken("collections", "slug"))?;
+                let doc = document(ctx, &collection);
+                record(tx, ctx, topic::COLLECTIONS_UPDATED, &collection, &doc).await?;
+                Ok((collection, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, collection.updated_on))
 }
 
@@ -188,14 +203,22 @@ async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let doc = document(ctx, &current);
-    check_preconditions(&headers, &doc, current.updated_on)?;
-    collections::delete(&mut tx, id).await?;
-    record(&mut tx, ctx, topic::COLLECTIONS_DELETED, &current, &doc).await?;
-    tx.commit().await?;
+    let headers = &headers;
+    let doc = state
+        .write(|tx| {
+            async move {
+                let current = locked_for_change(tx, tenant, id).await?;
+                let doc = document(ctx, &current);
+                check_preconditions(headers, &doc, current.updated_on)?;
+                collections::delete(tx, id).await?;
+                record(tx, ctx, topic::COLLECTIONS_DELETED, &current, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }
 
@@ -250,31 +273,34 @@ async fn add_product(
         return Err(ApiError::invalid_field("position", "must be 1 or more"));
     }
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let collection = manual(locked(&mut tx, tenant, id).await?)?;
-    let product = products::find_for_update(&mut tx, tenant, input.product_id)
-        .await?
-        .filter(|p| p.seller_id == collection.seller_id)
-        .ok_or_else(|| {
-            ApiError::invalid_field("product_id", "is not a product of the collection's seller")
-        })?;
-    if !collections::add_product(&mut tx, id, product.id, input.position).await? {
-        return Err(ApiError::invalid_field(
-            "product_id",
-            "is in the collection already",
-        ));
-    }
-    let (collection, doc) =
-        membership_changed(&mut tx, ctx, tenant, &collection, product.id).await?;
-    record(
-        &mut tx,
-        ctx,
-        topic::COLLECTION_PRODUCTS_ADDED,
-        &collection,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let (collection, doc) = state
+        .write(|tx| {
+            async move {
+                let collection = manual(locked(tx, tenant, id).await?)?;
+                // Held so that it is not deleted meanwhile; writes to it may go on.
+                let product = products::find_held(tx, tenant, input.product_id)
+                    .await?
+                    .filter(|p| p.seller_id == collection.seller_id)
+                    .ok_or_else(|| {
+                        ApiError::invalid_field(
+                            "product_id",
+                            "is not a product of the collection's seller",
+                        )
+                    })?;
+                if !collections::add_product(tx, id, product.id, input.position).await? {
+                    return Err(ApiError::invalid_field(
+                        "product_id",
+                        "is in the collection already",
+                    ));
+                }
+                let (collection, doc) =
+                    membership_changed(tx, ctx, tenant, &collection, product.id).await?;
+                record(tx, ctx, topic::COLLECTION_PRODUCTS_ADDED, &collection, &doc).await?;
+                Ok((collection, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, collection.updated_on))
 }
 
@@ -286,22 +312,28 @@ async fn remove_product(
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let collection = manual(locked(&mut tx, tenant, id).await?)?;
-    if !collections::remove_product(&mut tx, id, product_id).await? {
-        return Err(ApiError::not_found());
-    }
-    let (collection, doc) =
-        membership_changed(&mut tx, ctx, tenant, &collection, product_id).await?;
-    record(
-        &mut tx,
-        ctx,
-        topic::COLLECTION_PRODUCTS_REMOVED,
-        &collection,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let (collection, doc) = state
+        .write(|tx| {
+            async move {
+                let collection = manual(locked(tx, tenant, id).await?)?;
+                if !collections::remove_product(tx, id, product_id).await? {
+                    return Err(ApiError::not_found());
+                }
+                let (collection, doc) =
+                    membership_changed(tx, ctx, tenant, &collection, product_id).await?;
+                record(
+                    tx,
+                    ctx,
+                    topic::COLLECTION_PRODUCTS_REMOVED,
+                    &collection,
+                    &doc,
+                )
+                .await?;
+                Ok((collection, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, collection.updated_on))
 }
 
@@ -332,32 +364,47 @@ async fn reorder(
         errors.add("product_ids", "names a product twice");
     }
     errors.into_result()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let collection = manual(locked(&mut tx, tenant, id).await?)?;
-    let members = collections::members_among(&mut tx, id, &ids).await?;
-    let strangers: Vec<String> = ids
-        .iter()
-        .filter(|p| !members.contains(p))
-        .map(i64::to_string)
-        .collect();
-    if !strangers.is_empty() {
-        return Err(ApiError::invalid_field(
-            "product_ids",
-            format!("not in the collection: {}", strangers.join(", ")),
-        ));
-    }
     ids.dedup();
-    collections::move_to_front(&mut tx, id, &ids).await?;
-    let collection = collections::touch(&mut tx, collection.id, ctx.now).await?;
-    let doc = document(ctx, &collection);
-    record(&mut tx, ctx, topic::COLLECTIONS_UPDATED, &collection, &doc).await?;
-    tx.commit().await?;
+    let ctx = WriteCtx::new(&state, &auth);
+    let ids = &ids;
+    let (collection, doc) = state
+        .write(|tx| {
+            async move {
+                let collection = manual(locked(tx, tenant, id).await?)?;
+                let members = collections::members_among(tx, id, ids).await?;
+                let strangers: Vec<String> = ids
+                    .iter()
+                    .filter(|p| !members.contains(p))
+                    .map(i64::to_string)
+                    .collect();
+                if !strangers.is_empty() {
+                    return Err(ApiError::invalid_field(
+                        "product_ids",
+                        format!("not in the collection: {}", strangers.join(", ")),
+                    ));
+                }
+                collections::move_to_front(tx, id, ids).await?;
+                let collection = collections::touch(tx, collection.id, ctx.now).await?;
+                let doc = document(ctx, &collection);
+                record(tx, ctx, topic::COLLECTIONS_UPDATED, &collection, &doc).await?;
+                Ok((collection, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, collection.updated_on))
 }
 
 async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Collection> {
     collections::find_for_update(tx, tenant, id)
+        .await?
+        .ok_or_else(ApiError::not_found)
+}
+
+/// The collection an update or a deletion changes, locked (see
+/// `collections::find_for_change`), or 404.
+async fn locked_for_change(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Collection> {
+    collections::find_for_change(tx, tenant, id)
         .await?
         .ok_or_else(ApiError::not_found)
 }
@@ -384,7 +431,7 @@ async fn membership_changed(
     let collection = collections::touch(tx, collection.id, ctx.now).await?;
     let urls = &ctx.state.urls;
     let mut resource = collection_resource(urls, ctx.auth, &collection);
-    if let Ok(product) = locked_product(tx, tenant, product_id).await {
+    if let Some(product) = products::find_held(tx, tenant, product_id).await? {
         let related = Related::load_in(tx, &product).await?;
         let view = CatalogView::Admin(tenant);
         resource = resource.embed(

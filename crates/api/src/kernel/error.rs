@@ -1,6 +1,14 @@
 //! The API's error type and its bodies: 422 carries `_embedded.errors`; every other status
 //! `{"_class":["error"], "status", "error", "message"}`. Internal details are logged, never
 //! sent.
+//!
+//! Storage failures caused by concurrent writes are answered, not failed: a write that lost
+//! to another (a deadlock, a serialization failure) or whose row vanished under it is run
+//! again by the transaction runner, which recognises such an error through `TxError`; when
+//! every attempt loses, the answer is 409 `write_conflict` (the same request may succeed
+//! in a moment: `Retry-After` says when), or 409 `referenced_resource_deleted` when a row
+//! the write names keeps being deleted under it. A database or pool busy past its timeout
+//! is 503 `database_busy` with `Retry-After`.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +22,8 @@ pub struct ApiError {
     message: String,
     fields: Option<FieldErrors>,
     headers: Vec<(header::HeaderName, HeaderValue)>,
+    /// Lost to a concurrent write: the transaction runner runs the work again.
+    retryable: bool,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -26,6 +36,7 @@ impl ApiError {
             message: message.into(),
             fields: None,
             headers: Vec::new(),
+            retryable: false,
         }
     }
 
@@ -124,6 +135,40 @@ impl ApiError {
         .with_header(header::RETRY_AFTER, HeaderValue::from(retry_after_secs))
     }
 
+    /// A write that lost to concurrent ones on every attempt, or whose work must run
+    /// again because what it read changed under it (a retryable error).
+    pub fn write_conflict() -> Self {
+        Self {
+            retryable: true,
+            ..Self::conflict(
+                "write_conflict",
+                "concurrent writes to the same resources got in the way; send the request again",
+            )
+            .with_header(header::RETRY_AFTER, HeaderValue::from(1))
+        }
+    }
+
+    /// A row the write names was deleted by a concurrent write (a retryable error: run
+    /// again, the work sees the deletion and answers as it would have after it).
+    fn referenced_resource_deleted() -> Self {
+        Self {
+            retryable: true,
+            ..Self::conflict(
+                "referenced_resource_deleted",
+                "a resource this request refers to was deleted while it ran",
+            )
+        }
+    }
+
+    fn database_busy() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_busy",
+            "the database is busy; send the request again shortly",
+        )
+        .with_header(header::RETRY_AFTER, HeaderValue::from(1))
+    }
+
     pub fn internal() -> Self {
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -201,7 +246,98 @@ impl From<FieldErrors> for ApiError {
 
 impl From<storage::Error> for ApiError {
     fn from(err: storage::Error) -> Self {
-        tracing::error!(error = %err, "storage failure");
-        Self::internal()
+        use storage::Error as E;
+        match &err {
+            E::Conflict(_) | E::LockOrderChanged => {
+                tracing::debug!(error = %err, "write conflict");
+                Self::write_conflict()
+            }
+            E::ForeignKeyViolation { .. } => {
+                tracing::info!(error = %err, "a row the write names was deleted concurrently");
+                Self::referenced_resource_deleted()
+            }
+            E::Busy(_) => {
+                tracing::warn!(error = %err, "database busy");
+                Self::database_busy()
+            }
+            _ => {
+                tracing::error!(error = %err, "storage failure");
+                Self::internal()
+            }
+        }
+    }
+}
+
+impl storage::TxError for ApiError {
+    fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use storage::TxError;
+
+    use super::*;
+
+    fn answer(err: storage::Error) -> (ApiError, Value) {
+        let err = ApiError::from(err);
+        let body = err.body();
+        (err, body)
+    }
+
+    fn retry_after(err: &ApiError) -> Option<&HeaderValue> {
+        err.headers
+            .iter()
+            .find(|(name, _)| name == header::RETRY_AFTER)
+            .map(|(_, value)| value)
+    }
+
+    #[test]
+    fn lost_conflicts_are_retried_then_answered_409_with_retry_after() {
+        for lost in [
+            storage::Error::Conflict(sqlx_error()),
+            storage::Error::LockOrderChanged,
+        ] {
+            let (err, body) = answer(lost);
+            assert!(err.is_retryable());
+            assert_eq!(err.status(), StatusCode::CONFLICT);
+            assert_eq!(body["error"], "write_conflict");
+            assert_eq!(body["_class"], json!(["error"]));
+            assert_eq!(retry_after(&err), Some(&HeaderValue::from(1)));
+        }
+    }
+
+    #[test]
+    fn a_vanished_reference_is_retried_then_answered_409() {
+        let (err, body) = answer(storage::Error::ForeignKeyViolation {
+            target: "collection_products_product_id_fkey".into(),
+        });
+        assert!(err.is_retryable());
+        assert_eq!(err.status(), StatusCode::CONFLICT);
+        assert_eq!(body["error"], "referenced_resource_deleted");
+        assert_eq!(body["status"], 409);
+    }
+
+    #[test]
+    fn a_busy_database_is_503_with_retry_after_and_not_retried() {
+        let (err, body) = answer(storage::Error::Busy(sqlx_error()));
+        assert!(!err.is_retryable());
+        assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(body["error"], "database_busy");
+        assert_eq!(retry_after(&err), Some(&HeaderValue::from(1)));
+    }
+
+    #[test]
+    fn other_storage_failures_stay_internal_and_are_not_retried() {
+        let (err, body) = answer(storage::Error::Corrupt("x".into()));
+        assert!(!err.is_retryable());
+        assert_eq!(err.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body["error"], "internal_error");
+        assert!(!ApiError::not_found().is_retryable());
+    }
+
+    fn sqlx_error() -> sqlx::Error {
+        sqlx::Error::Protocol("from the database".into())
     }
 }

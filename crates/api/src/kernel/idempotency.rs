@@ -1,9 +1,10 @@
 //! `Idempotency-Key` on POST: the first request with a key runs and its answer is kept for
 //! 24 hours; a retry of the same request replays that answer with `Idempotent-Replayed:
 //! true`; the key reused for a different request is a 422; a retry while the first is
-//! still running is a 409. Server failures (5xx) are not kept, so they may be retried.
-//! Keys belong to the caller (user and app, or app), never shared across callers. Kept
-//! answers are sealed, as some hold a secret shown once.
+//! still running is a 409. Server failures (5xx) and answers that ask to be retried
+//! (`Retry-After`: a write that lost to concurrent ones) are not kept, so they may be
+//! retried. Keys belong to the caller (user and app, or app), never shared across callers.
+//! Kept answers are sealed, as some hold a secret shown once.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -104,7 +105,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
 }
 
 async fn remember(state: &AppState, key: &[u8], response: Response) -> Response {
-    if response.status().is_server_error() {
+    if !worth_keeping(&response) {
         if let Err(err) = idempotency::release(&state.db, key).await {
             tracing::error!(error = %err, "could not release an idempotency key");
         }
@@ -132,6 +133,12 @@ async fn remember(state: &AppState, key: &[u8], response: Response) -> Response 
     Response::from_parts(parts, Body::from(bytes))
 }
 
+/// Whether an answer is the request's outcome, to replay: not a server failure, nor an
+/// answer asking to be sent again.
+fn worth_keeping(response: &Response) -> bool {
+    !response.status().is_server_error() && !response.headers().contains_key(header::RETRY_AFTER)
+}
+
 fn replay(state: &AppState, stored: StoredResponse) -> Response {
     let body = match state.auth.secret_box().open(&stored.sealed_body) {
         Ok(body) => body,
@@ -150,4 +157,19 @@ fn replay(state: &AppState, stored: StoredResponse) -> Response {
     }
     headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_are_kept_and_answers_asking_for_a_retry_are_not() {
+        let kept = |response: ApiError| worth_keeping(&response.into_response());
+        assert!(kept(ApiError::not_found()));
+        assert!(kept(ApiError::invalid_field("name", "is taken")));
+        assert!(!kept(ApiError::write_conflict()));
+        assert!(!kept(ApiError::internal()));
+        assert!(worth_keeping(&StatusCode::CREATED.into_response()));
+    }
 }

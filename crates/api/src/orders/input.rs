@@ -17,7 +17,7 @@ pub const LINES_MAX: usize = 250;
 const NOTE_MAX: usize = 10_000;
 
 /// One line as a request gives it: a variant and how many of it.
-#[derive(Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct LineInput {
     variant_id: i64,
     #[serde(default = "one", alias = "units")]
@@ -84,7 +84,7 @@ impl NewOrder {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct OrderChanges {
     #[serde(default, alias = "line_items")]
     lines: Patch<Vec<LineInput>>,

@@ -9,10 +9,11 @@ use domain::catalog::pricing::{BasePrice, Purchase, resolve};
 use domain::order::{self, StockEffect, Totals, TotalsError, Transition};
 use domain::{FieldErrors, Timestamp, topic};
 use serde_json::Value;
+use storage::locks::{self, Catalog};
 use storage::orders::{self, LineData, NewOrder, Order, OrderLine};
 use storage::shops::{self, Shop};
 use storage::variants::{self, StockChange, Variant};
-use storage::{Tenant, Tx, collections, price_lists, products};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists, products};
 
 use super::input::{self, OrderChanges, ShipInput, WantedLine};
 use super::representation::order_resource;
@@ -33,40 +34,39 @@ pub async fn create(
     let mut errors = FieldErrors::new();
     let draft = input.validate(&mut errors);
     let ctx = WriteCtx::new(state, auth);
-    let mut tx = state.db.begin().await?;
-    let shop = shops::find(&mut tx, tenant, shop_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let wanted = draft.lines.unwrap_or_default();
-    let mut lines = priced_lines(&mut tx, &shop, &wanted, ctx.now, &mut errors).await?;
-    let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
-    errors.into_result()?;
+    let (draft, found) = (&draft, &errors);
+    state
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                let shop = shops::find(&mut *tx, tenant, shop_id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let wanted = draft.lines.as_deref().unwrap_or_default();
+                let mut lines = priced_lines(tx, &shop, wanted, ctx.now, &mut errors).await?;
+                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
+                errors.into_result()?;
 
-    let code = orders::next_code(&mut tx, shop.id).await?;
-    let new = NewOrder {
-        account_id: shop.account_id,
-        seller_id: shop.seller_id,
-        shop_id: shop.id,
-        code,
-        currency_code: &shop.currency_code,
-        details: &draft.details,
-        totals,
-        app_id: Some(auth.app_id),
-    };
-    let id = orders::insert(&mut tx, &new, ctx.now).await?;
-    orders::write_lines(&mut tx, id, &lines).await?;
-    let (order, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(
-        &mut tx,
-        ctx,
-        topic::ORDERS_CREATED_CHECKOUT,
-        &shop,
-        &order,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok((order, doc))
+                let code = orders::next_code(tx, shop.id).await?;
+                let new = NewOrder {
+                    account_id: shop.account_id,
+                    seller_id: shop.seller_id,
+                    shop_id: shop.id,
+                    code,
+                    currency_code: &shop.currency_code,
+                    details: &draft.details,
+                    totals,
+                    app_id: Some(auth.app_id),
+                };
+                let id = orders::insert(tx, &new, ctx.now).await?;
+                orders::write_lines(tx, id, &lines).await?;
+                let (order, doc) = reload(tx, state, auth, tenant, id).await?;
+                record(tx, ctx, topic::ORDERS_CREATED_CHECKOUT, &shop, &order, &doc).await?;
+                Ok((order, doc))
+            }
+            .scoped()
+        })
+        .await
 }
 
 /// Applies changes to an order; answers it as a GET would show it.
@@ -78,35 +78,42 @@ pub async fn update(
     changes: OrderChanges,
 ) -> ApiResult<(Order, Value)> {
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let (current, current_lines, current_doc) = locked(&mut tx, state, auth, tenant, id).await?;
-    check_preconditions(headers, &current_doc, current.updated_on)?;
-    let mut errors = FieldErrors::new();
-    let draft = changes.apply(&current, &mut errors);
     let ctx = WriteCtx::new(state, auth);
-    let shop = shop_of(&mut tx, tenant, &current).await?;
-    let before: Vec<LineData> = current_lines.iter().map(|l| l.sold.clone()).collect();
-    let mut lines = match &draft.lines {
-        Some(wanted) => priced_lines(&mut tx, &shop, wanted, ctx.now, &mut errors).await?,
-        None => before.clone(),
-    };
-    let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
-    errors.into_result()?;
+    let changes = &changes;
+    state
+        .write(|tx| {
+            async move {
+                let (current, current_lines, current_doc) =
+                    locked(tx, state, auth, tenant, id).await?;
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let mut errors = FieldErrors::new();
+                let draft = changes.clone().apply(&current, &mut errors);
+                let shop = shop_of(tx, tenant, &current).await?;
+                let before: Vec<LineData> = current_lines.iter().map(|l| l.sold.clone()).collect();
+                let mut lines = match &draft.lines {
+                    Some(wanted) => priced_lines(tx, &shop, wanted, ctx.now, &mut errors).await?,
+                    None => before.clone(),
+                };
+                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
+                errors.into_result()?;
 
-    let mut order = current.clone();
-    order.set_details(draft.details);
-    order.set_totals(totals);
-    if order == current && lines == before {
-        return Ok((current, current_doc));
-    }
-    orders::save(&mut tx, &order, ctx.now).await?;
-    if lines != before {
-        orders::write_lines(&mut tx, id, &lines).await?;
-    }
-    let (order, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(&mut tx, ctx, topic::ORDERS_UPDATED, &shop, &order, &doc).await?;
-    tx.commit().await?;
-    Ok((order, doc))
+                let mut order = current.clone();
+                order.set_details(draft.details);
+                order.set_totals(totals);
+                if order == current && lines == before {
+                    return Ok((current, current_doc));
+                }
+                orders::save(tx, &order, ctx.now).await?;
+                if lines != before {
+                    orders::write_lines(tx, id, &lines).await?;
+                }
+                let (order, doc) = reload(tx, state, auth, tenant, id).await?;
+                record(tx, ctx, topic::ORDERS_UPDATED, &shop, &order, &doc).await?;
+                Ok((order, doc))
+            }
+            .scoped()
+        })
+        .await
 }
 
 /// Moves an order along the state machine, taking or giving back its stock as the move
@@ -122,32 +129,39 @@ pub async fn transition(
     let tenant = auth.own_tenant()?;
     let mut errors = FieldErrors::new();
     let tracking = shipment.map(|s| s.validate(&mut errors));
-    let mut tx = state.db.begin().await?;
-    let (current, lines, current_doc) = locked(&mut tx, state, auth, tenant, id).await?;
-    check_preconditions(headers, &current_doc, current.updated_on)?;
-    let (to, effect) = match order::transition(current.status, transition) {
-        Ok(outcome) => outcome,
-        Err(refused) => {
-            errors.add("status", refused.to_string());
-            return Err(errors.into());
-        }
-    };
-    errors.into_result()?;
     let ctx = WriteCtx::new(state, auth);
-    if effect != StockEffect::None {
-        move_stock(&mut tx, ctx, tenant, &lines, effect).await?;
-    }
-    let mut order = current.clone();
-    order.enter(to, ctx.now);
-    if let Some(tracking) = tracking {
-        order.set_tracking(tracking);
-    }
-    orders::save(&mut tx, &order, ctx.now).await?;
-    let shop = shop_of(&mut tx, tenant, &order).await?;
-    let (order, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(&mut tx, ctx, transition.topic(), &shop, &order, &doc).await?;
-    tx.commit().await?;
-    Ok((order, doc))
+    let (tracking, found) = (&tracking, &errors);
+    state
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                let (current, lines, current_doc) = locked(tx, state, auth, tenant, id).await?;
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let (to, effect) = match order::transition(current.status, transition) {
+                    Ok(outcome) => outcome,
+                    Err(refused) => {
+                        errors.add("status", refused.to_string());
+                        return Err(errors.into());
+                    }
+                };
+                errors.into_result()?;
+                if effect != StockEffect::None {
+                    move_stock(tx, ctx, tenant, &current, &lines, effect).await?;
+                }
+                let mut order = current.clone();
+                order.enter(to, ctx.now);
+                if let Some(tracking) = tracking {
+                    order.set_tracking(tracking.clone());
+                }
+                orders::save(tx, &order, ctx.now).await?;
+                let shop = shop_of(tx, tenant, &order).await?;
+                let (order, doc) = reload(tx, state, auth, tenant, id).await?;
+                record(tx, ctx, transition.topic(), &shop, &order, &doc).await?;
+                Ok((order, doc))
+            }
+            .scoped()
+        })
+        .await
 }
 
 /// Deletes an order still in checkout; answers it as a GET showed it before.
@@ -158,24 +172,29 @@ pub async fn delete(
     headers: &HeaderMap,
 ) -> ApiResult<Value> {
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let (current, _, doc) = locked(&mut tx, state, auth, tenant, id).await?;
-    check_preconditions(headers, &doc, current.updated_on)?;
-    if !current.status.is_editable() {
-        return Err(ApiError::invalid_field(
-            "status",
-            format!(
-                "only an order in checkout can be deleted (it is {}); cancel it instead",
-                current.status
-            ),
-        ));
-    }
     let ctx = WriteCtx::new(state, auth);
-    let shop = shop_of(&mut tx, tenant, &current).await?;
-    orders::delete(&mut tx, id).await?;
-    record(&mut tx, ctx, topic::ORDERS_DELETED, &shop, &current, &doc).await?;
-    tx.commit().await?;
-    Ok(doc)
+    state
+        .write(|tx| {
+            async move {
+                let (current, _, doc) = locked(tx, state, auth, tenant, id).await?;
+                check_preconditions(headers, &doc, current.updated_on)?;
+                if !current.status.is_editable() {
+                    return Err(ApiError::invalid_field(
+                        "status",
+                        format!(
+                            "only an order in checkout can be deleted (it is {}); cancel it instead",
+                            current.status
+                        ),
+                    ));
+                }
+                let shop = shop_of(tx, tenant, &current).await?;
+                orders::delete(tx, id).await?;
+                record(tx, ctx, topic::ORDERS_DELETED, &shop, &current, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await
 }
 
 /// The order with its lines, locked, and as the principal would GET it.
@@ -399,15 +418,18 @@ async fn restore_stock(
 
 /// Takes or gives back the lines' stock and tells of it as a stock adjustment does: each
 /// changed variant's `products.updated.variants.updated` event (subscribers keeping stock
-/// levels hear of sales), its product's `updated_on` and smart collections. Products are
-/// locked first, in id order, as a stock adjustment locks its product before its variant.
+/// levels hear of sales), its product's `updated_on` and smart collections. Locks are
+/// taken in the order of `storage::locks`, as a stock adjustment takes them: the seller's
+/// catalog, then the products in id order, then their variants.
 async fn move_stock(
     tx: &mut Tx,
     ctx: WriteCtx<'_>,
     tenant: Tenant,
+    order: &Order,
     lines: &[OrderLine],
     effect: StockEffect,
 ) -> ApiResult<()> {
+    locks::seller_catalog(tx, order.seller_id, Catalog::Shared).await?;
     let product_ids: BTreeSet<i64> = lines.iter().map(|l| l.sold.product_id).collect();
     let mut locked = Vec::with_capacity(product_ids.len());
     for id in product_ids {

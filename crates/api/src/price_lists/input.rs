@@ -80,7 +80,7 @@ impl NewPriceList {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct PriceListChanges {
     #[serde(default)]
     name: Patch<String>,

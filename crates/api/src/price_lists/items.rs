@@ -8,7 +8,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::{FieldErrors, Scope, topic};
 use storage::price_lists::{self, ItemFilter, NewItem};
-use storage::variants;
+use storage::{ScopedExt, variants};
 
 use super::input::ItemBatch;
 use super::representation::{item_resource, list_with_items};
@@ -85,59 +85,63 @@ pub async fn upsert(
     let mut errors = FieldErrors::new();
     let drafts = batch.validate(&mut errors);
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    // Variants are held before the list is locked, the order deletes take them in.
-    let seller_id = price_lists::find(&mut tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?
-        .seller_id;
-    let mut variant_ids: Vec<i64> = drafts.iter().map(|d| d.variant_id).collect();
-    variant_ids.sort_unstable();
-    variant_ids.dedup();
-    let products: HashMap<i64, i64> = variants::hold_of_seller(&mut tx, seller_id, &variant_ids)
-        .await?
-        .into_iter()
-        .map(|v| (v.id, v.product_id))
-        .collect();
-    let mut rows = Vec::with_capacity(drafts.len());
-    for draft in &drafts {
-        match products.get(&draft.variant_id) {
-            Some(&product_id) => rows.push(NewItem {
-                variant_id: draft.variant_id,
-                product_id,
-                min_quantity: draft.min_quantity,
-                price: draft.price,
-                price_comparison: draft.price_comparison,
-            }),
-            None => errors.add(
-                format!("items[{}].variant_id", draft.index),
-                "is not a variant of the price list's seller",
-            ),
-        }
-    }
-    errors.into_result()?;
-    let list = locked(&mut tx, tenant, id).await?;
-    check_preconditions(&headers, &document(ctx, &list), list.updated_on)?;
-    let written = price_lists::upsert_items(&mut tx, id, &rows, ctx.now).await?;
-    let list = if written.is_empty() {
-        list
-    } else {
-        price_lists::reread(&mut tx, id).await?
-    };
+    let (headers, drafts, found) = (&headers, &drafts, &errors);
     let urls = &state.urls;
-    if !written.is_empty() {
-        let event_doc = list_with_items(urls, &auth, &list, &written).into_value(urls.curies());
-        record(
-            &mut tx,
-            ctx,
-            topic::PRICE_LIST_ITEMS_UPSERTED,
-            &list,
-            &event_doc,
-        )
+    let (list, rows, stored) = state
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                // Variants are held before the list is locked, the order of
+                // `storage::locks` (deletes take them in it too).
+                let seller_id = price_lists::find(&mut *tx, tenant, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?
+                    .seller_id;
+                let mut variant_ids: Vec<i64> = drafts.iter().map(|d| d.variant_id).collect();
+                variant_ids.sort_unstable();
+                variant_ids.dedup();
+                let products: HashMap<i64, i64> =
+                    variants::hold_of_seller(tx, seller_id, &variant_ids)
+                        .await?
+                        .into_iter()
+                        .map(|v| (v.id, v.product_id))
+                        .collect();
+                let mut rows = Vec::with_capacity(drafts.len());
+                for draft in drafts {
+                    match products.get(&draft.variant_id) {
+                        Some(&product_id) => rows.push(NewItem {
+                            variant_id: draft.variant_id,
+                            product_id,
+                            min_quantity: draft.min_quantity,
+                            price: draft.price,
+                            price_comparison: draft.price_comparison,
+                        }),
+                        None => errors.add(
+                            format!("items[{}].variant_id", draft.index),
+                            "is not a variant of the price list's seller",
+                        ),
+                    }
+                }
+                errors.into_result()?;
+                let list = locked(tx, tenant, id).await?;
+                check_preconditions(headers, &document(ctx, &list), list.updated_on)?;
+                let written = price_lists::upsert_items(tx, id, &rows, ctx.now).await?;
+                let list = if written.is_empty() {
+                    list
+                } else {
+                    price_lists::reread(tx, id).await?
+                };
+                if !written.is_empty() {
+                    let event_doc =
+                        list_with_items(urls, ctx.auth, &list, &written).into_value(urls.curies());
+                    record(tx, ctx, topic::PRICE_LIST_ITEMS_UPSERTED, &list, &event_doc).await?;
+                }
+                let stored = price_lists::items_of_variants(&mut *tx, id, &variant_ids).await?;
+                Ok((list, rows, stored))
+            }
+            .scoped()
+        })
         .await?;
-    }
-    let stored = price_lists::items_of_variants(&mut tx, id, &variant_ids).await?;
-    tx.commit().await?;
     let batch_items: Vec<_> = rows
         .iter()
         .filter_map(|row| {
@@ -159,27 +163,27 @@ pub async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let list = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let item = price_lists::find_item(&mut tx, id, item_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let urls = &state.urls;
-    let doc = item_resource(urls, &auth, &list, &item).into_value(urls.curies());
-    check_preconditions(&headers, &doc, item.updated_on)?;
-    price_lists::delete_item(&mut tx, id, item_id, ctx.now).await?;
-    let list = price_lists::reread(&mut tx, id).await?;
-    let event_doc =
-        list_with_items(urls, &auth, &list, std::slice::from_ref(&item)).into_value(urls.curies());
-    record(
-        &mut tx,
-        ctx,
-        topic::PRICE_LIST_ITEMS_DELETED,
-        &list,
-        &event_doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let (headers, urls) = (&headers, &state.urls);
+    let doc = state
+        .write(|tx| {
+            async move {
+                let list = locked(tx, tenant, id).await?;
+                let item = price_lists::find_item(&mut *tx, id, item_id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let doc = item_resource(urls, ctx.auth, &list, &item).into_value(urls.curies());
+                check_preconditions(headers, &doc, item.updated_on)?;
+                price_lists::delete_item(tx, id, item_id, ctx.now).await?;
+                let list = price_lists::reread(tx, id).await?;
+                let event_doc = list_with_items(urls, ctx.auth, &list, std::slice::from_ref(&item))
+                    .into_value(urls.curies());
+                record(tx, ctx, topic::PRICE_LIST_ITEMS_DELETED, &list, &event_doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }

@@ -16,7 +16,7 @@ use domain::{FieldErrors, Scope, topic};
 use serde_json::Value;
 use storage::price_lists::{self, PriceList, PriceListFilter};
 use storage::sql::Direction;
-use storage::{Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -128,11 +128,19 @@ async fn create(
     let seller = owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
     let data = input.validate(&seller)?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let list = price_lists::insert(&mut tx, seller.account_id, seller.id, &data, ctx.now).await?;
-    let doc = document(ctx, &list);
-    record(&mut tx, ctx, topic::PRICE_LISTS_CREATED, &list, &doc).await?;
-    tx.commit().await?;
+    let (seller, data) = (&seller, &data);
+    let (list, doc) = state
+        .write(|tx| {
+            async move {
+                let list =
+                    price_lists::insert(tx, seller.account_id, seller.id, data, ctx.now).await?;
+                let doc = document(ctx, &list);
+                record(tx, ctx, topic::PRICE_LISTS_CREATED, &list, &doc).await?;
+                Ok((list, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::created(
         doc,
         state.urls.price_list(list.id),
@@ -148,19 +156,27 @@ async fn update(
     JsonBody(changes): JsonBody<input::PriceListChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let current_doc = document(ctx, &current);
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
-    let data = changes.apply(&current)?;
-    if data == current.data() {
-        return Ok(Hal::ok(current_doc, current.updated_on));
-    }
-    let list = price_lists::update(&mut tx, id, &data, ctx.now).await?;
-    let doc = document(ctx, &list);
-    record(&mut tx, ctx, topic::PRICE_LISTS_UPDATED, &list, &doc).await?;
-    tx.commit().await?;
+    let (headers, changes) = (&headers, &changes);
+    let (list, doc) = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                let current_doc = document(ctx, &current);
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let data = changes.clone().apply(&current)?;
+                if data == current.data() {
+                    return Ok((current, current_doc));
+                }
+                let list = price_lists::update(tx, id, &data, ctx.now).await?;
+                let doc = document(ctx, &list);
+                record(tx, ctx, topic::PRICE_LISTS_UPDATED, &list, &doc).await?;
+                Ok((list, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, list.updated_on))
 }
 
@@ -171,14 +187,22 @@ async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let doc = document(ctx, &current);
-    check_preconditions(&headers, &doc, current.updated_on)?;
-    price_lists::delete(&mut tx, id).await?;
-    record(&mut tx, ctx, topic::PRICE_LISTS_DELETED, &current, &doc).await?;
-    tx.commit().await?;
+    let headers = &headers;
+    let doc = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                let doc = document(ctx, &current);
+                check_preconditions(headers, &doc, current.updated_on)?;
+                price_lists::delete(tx, id).await?;
+                record(tx, ctx, topic::PRICE_LISTS_DELETED, &current, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }
 

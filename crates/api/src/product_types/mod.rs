@@ -11,10 +11,10 @@ use domain::catalog::attributes::{self, AttributeDef};
 use domain::{FieldErrors, Scope, topic, validation};
 use serde::Deserialize;
 use serde_json::Value;
-use storage::Tx;
 use storage::product_types::{self, ProductType, ProductTypeFilter};
 use storage::sellers::Seller;
 use storage::sql::Direction;
+use storage::{ScopedExt, Tenant, Tx};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -122,11 +122,15 @@ async fn create(
     let defs = input.attributes.unwrap_or_default();
     check(&name, &defs)?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product_type = insert(&mut tx, ctx, &seller, &name, &defs).await?;
+    let (seller, name, defs) = (&seller, &name, &defs);
+    let product_type = state
+        .write(|tx| {
+            async move { insert(tx, ctx, seller, name, defs, taken("product_types", "name")).await }
+                .scoped()
+        })
+        .await?;
     let doc =
         product_type_resource(&state.urls, &auth, &product_type).into_value(state.urls.curies());
-    tx.commit().await?;
     Ok(Hal::created(
         doc,
         state.urls.product_type(product_type.id),
@@ -153,18 +157,34 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let current = product_types::find_for_update(&mut tx, tenant, id)
+    let ctx = WriteCtx::new(&state, &auth);
+    let (headers, changes) = (&headers, &changes);
+    let (product_type, doc) = state
+        .write(|tx| async move { change(tx, ctx, tenant, id, headers, changes).await }.scoped())
+        .await?;
+    Ok(Hal::ok(doc, product_type.updated_on))
+}
+
+/// One attempt of `update`: the type and its document after the changes.
+async fn change(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    tenant: Tenant,
+    id: i64,
+    headers: &HeaderMap,
+    changes: &ProductTypeChanges,
+) -> ApiResult<(ProductType, Value)> {
+    let (urls, auth) = (&ctx.state.urls, ctx.auth);
+    let current = product_types::find_for_update(tx, tenant, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let current_doc =
-        product_type_resource(&state.urls, &auth, &current).into_value(state.urls.curies());
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
+    let current_doc = product_type_resource(urls, auth, &current).into_value(urls.curies());
+    check_preconditions(headers, &current_doc, current.updated_on)?;
     let mut errors = FieldErrors::new();
     if !changes.seller_id.is_absent() {
         errors.add("seller_id", "cannot be changed");
     }
-    let name = match changes.name {
+    let name = match &changes.name {
         Patch::Absent => current.name.clone(),
         Patch::Null => {
             errors.add("name", "can't be null");
@@ -172,32 +192,22 @@ async fn update(
         }
         Patch::Value(name) => name.trim().to_owned(),
     };
-    let defs = match changes.attributes {
+    let defs = match &changes.attributes {
         Patch::Absent => current.attributes.0.clone(),
         Patch::Null => Vec::new(),
-        Patch::Value(defs) => defs,
+        Patch::Value(defs) => defs.clone(),
     };
     errors.into_result()?;
     check(&name, &defs)?;
     if name == current.name && defs == current.attributes.0 {
-        return Ok(Hal::ok(current_doc, current.updated_on));
+        return Ok((current, current_doc));
     }
-    let ctx = WriteCtx::new(&state, &auth);
-    let product_type = product_types::update(&mut tx, id, &name, &defs, ctx.now)
+    let product_type = product_types::update(tx, id, &name, &defs, ctx.now)
         .await
         .map_err(taken("product_types", "name"))?;
-    let doc =
-        product_type_resource(&state.urls, &auth, &product_type).into_value(state.urls.curies());
-    record(
-        &mut tx,
-        ctx,
-        topic::PRODUCT_TYPES_UPDATED,
-        &product_type,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Hal::ok(doc, product_type.updated_on))
+    let doc = product_type_resource(urls, auth, &product_type).into_value(urls.curies());
+    record(tx, ctx, topic::PRODUCT_TYPES_UPDATED, &product_type, &doc).await?;
+    Ok((product_type, doc))
 }
 
 async fn delete(
@@ -208,25 +218,33 @@ async fn delete(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let current = product_types::find_for_update(&mut tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let doc = product_type_resource(&state.urls, &auth, &current).into_value(state.urls.curies());
-    check_preconditions(&headers, &doc, current.updated_on)?;
-    if current.products_count > 0 {
-        return Err(ApiError::invalid_field(
-            "products_count",
-            format!(
-                "the type is used by {} products: give them another type or delete them first",
-                current.products_count
-            ),
-        ));
-    }
     let ctx = WriteCtx::new(&state, &auth);
-    product_types::delete(&mut tx, id).await?;
-    record(&mut tx, ctx, topic::PRODUCT_TYPES_DELETED, &current, &doc).await?;
-    tx.commit().await?;
+    let headers = &headers;
+    let doc = state
+        .write(|tx| {
+            async move {
+                let urls = &ctx.state.urls;
+                let current = product_types::find_for_update(tx, tenant, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let doc = product_type_resource(urls, ctx.auth, &current).into_value(urls.curies());
+                check_preconditions(headers, &doc, current.updated_on)?;
+                if current.products_count > 0 {
+                    return Err(ApiError::invalid_field(
+                        "products_count",
+                        format!(
+                            "the type is used by {} products: give them another type or delete them first",
+                            current.products_count
+                        ),
+                    ));
+                }
+                product_types::delete(tx, id).await?;
+                record(tx, ctx, topic::PRODUCT_TYPES_DELETED, &current, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }
 
@@ -237,16 +255,18 @@ fn check(name: &str, defs: &[AttributeDef]) -> Result<(), FieldErrors> {
     errors.into_result()
 }
 
+/// Creates a type, recording its event; `name_taken` answers a unique violation.
 async fn insert(
     tx: &mut Tx,
     ctx: WriteCtx<'_>,
     seller: &Seller,
     name: &str,
     defs: &[AttributeDef],
+    name_taken: impl Fn(storage::Error) -> ApiError,
 ) -> ApiResult<ProductType> {
     let product_type = product_types::insert(tx, seller.account_id, seller.id, name, defs, ctx.now)
         .await
-        .map_err(taken("product_types", "name"))?;
+        .map_err(name_taken)?;
     let urls = &ctx.state.urls;
     let doc = product_type_resource(urls, ctx.auth, &product_type).into_value(urls.curies());
     record(tx, ctx, topic::PRODUCT_TYPES_CREATED, &product_type, &doc).await?;
@@ -293,10 +313,22 @@ pub async fn resolve_type(
             if let Some(found) = product_types::find_by_name(tx, seller.id, name).await? {
                 return Ok(Some(found));
             }
-            return Ok(Some(insert(tx, ctx, seller, name, &[]).await?));
+            // A name taken meanwhile is a type a concurrent write created: run again,
+            // it is found by name.
+            let taken_meanwhile = |err: storage::Error| {
+                if err.is_unique_violation_on("product_types", "name") {
+                    ApiError::write_conflict()
+                } else {
+                    err.into()
+                }
+            };
+            return Ok(Some(
+                insert(tx, ctx, seller, name, &[], taken_meanwhile).await?,
+            ));
         }
     };
-    let found = product_types::find(&mut *tx, tenant, id)
+    // Held, so that it stays, with its schema, while the product is checked against it.
+    let found = product_types::find_held(tx, tenant, id)
         .await?
         .filter(|t| t.seller_id == seller.id);
     if found.is_none() && matches!(choice, TypeChoice::Id(_)) {

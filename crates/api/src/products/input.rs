@@ -163,7 +163,7 @@ impl NewProduct {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct ProductChanges {
     #[serde(default)]
     title: Patch<String>,
@@ -202,6 +202,15 @@ pub struct ProductChanges {
 }
 
 impl ProductChanges {
+    /// The manual collections the product is to be in, when the request names them.
+    pub fn collection_ids(&self) -> Option<&[i64]> {
+        match &self.collection_ids {
+            Patch::Absent => None,
+            Patch::Null => Some(&[]),
+            Patch::Value(ids) => Some(ids),
+        }
+    }
+
     /// The draft of `data` with these changes (`variants` are the product's variants);
     /// problems are added to `errors`.
     pub fn apply(

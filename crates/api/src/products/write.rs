@@ -8,10 +8,11 @@ use domain::catalog::collection::CollectionKind;
 use domain::catalog::search;
 use domain::{FieldErrors, Timestamp, topic};
 use serde_json::Value;
+use storage::locks::{self, Catalog};
 use storage::products::{self, Product, ProductData};
 use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
-use storage::{Tenant, Tx, collections, price_lists, product_types};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_types};
 
 use super::input::{Draft, NewProduct, ProductChanges, lowest_price};
 use super::related::Related;
@@ -23,7 +24,7 @@ use crate::kernel::conditional::check_preconditions;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::product_types::resolve_type;
 use crate::sellers::owning_seller;
-use crate::slugs::unique_slug;
+use crate::slugs::{slug_taken, unique_slug};
 use crate::state::AppState;
 
 /// Creates a product with its variants; answers it as a GET would show it.
@@ -37,33 +38,38 @@ pub async fn create(
     let mut errors = FieldErrors::new();
     let draft = input.validate(&seller.default_currency_code, &mut errors);
     let ctx = WriteCtx::new(state, auth);
+    let (seller, draft, errors) = (&seller, &draft, &errors);
+    state
+        .write(|tx| {
+            async move { create_in(tx, ctx, tenant, seller, draft, errors.clone()).await }.scoped()
+        })
+        .await
+}
+
+/// One attempt of `create`, with the problems found before it in `errors`.
+async fn create_in(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    tenant: Tenant,
+    seller: &Seller,
+    draft: &Draft,
+    mut errors: FieldErrors,
+) -> ApiResult<(Product, Value)> {
     let now = ctx.now;
-    let mut tx = state.db.begin().await?;
-    let product_type = resolve_type(
-        &mut tx,
-        ctx,
-        &seller,
-        &draft.product_type,
-        None,
-        &mut errors,
-    )
-    .await?;
+    locks::seller_catalog(tx, seller.id, Catalog::Shared).await?;
+    let wanted = draft.collection_ids.as_deref();
+    locks::manual_collections(tx, tenant, None, wanted.unwrap_or_default()).await?;
+    let product_type =
+        resolve_type(tx, ctx, seller, &draft.product_type, None, &mut errors).await?;
     let schema = product_type
         .as_ref()
         .map(|t| t.attributes.0.as_slice())
         .unwrap_or_default();
     attributes::check_values(schema, &draft.data.custom_attributes, &mut errors);
-    check_shops(&mut tx, tenant, &seller, &draft.data, &mut errors).await?;
-    let manual = check_collections(
-        &mut tx,
-        tenant,
-        &seller,
-        draft.collection_ids.as_deref(),
-        &mut errors,
-    )
-    .await?;
+    check_shops(tx, tenant, seller, &draft.data, &mut errors).await?;
+    let manual = check_collections(tx, tenant, seller, wanted, &mut errors).await?;
     check_skus_free(
-        &mut tx,
+        tx,
         seller.id,
         &draft.variants,
         None,
@@ -73,36 +79,31 @@ pub async fn create(
     .await?;
     errors.into_result()?;
 
-    let Draft {
-        mut data,
-        slug_given,
-        variants: new_variants,
-        ..
-    } = draft;
+    let mut data = draft.data.clone();
     data.product_type_id = product_type.as_ref().map(|t| t.id);
-    data.slug = unique_slug(&mut tx, "products", seller.id, &data.slug, slug_given, None).await?;
-    data.search_text = search_text(&data, &new_variants);
-    let id = products::insert(&mut tx, seller.account_id, seller.id, &data, now)
+    let slug_given = draft.slug_given;
+    data.slug = unique_slug(tx, "products", seller.id, &data.slug, slug_given, None).await?;
+    data.search_text = search_text(&data, &draft.variants);
+    let id = products::insert(tx, seller.account_id, seller.id, &data, now)
         .await
-        .map_err(taken("products", "slug"))?;
+        .map_err(slug_taken("products", slug_given))?;
     let owner = Owner {
         account_id: seller.account_id,
         seller_id: seller.id,
         product_id: id,
     };
-    for variant in &new_variants {
-        variants::insert(&mut tx, owner, variant, now)
+    for variant in &draft.variants {
+        variants::insert(tx, owner, variant, now)
             .await
             .map_err(taken("variants", "sku"))?;
     }
     for collection_id in manual {
-        collections::add_product(&mut tx, collection_id, id, None).await?;
+        collections::add_product(tx, collection_id, id, None).await?;
     }
-    collections::refresh_product(&mut tx, seller.id, id).await?;
-    product_types::recount(&mut tx, None, data.product_type_id).await?;
-    let (product, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(&mut tx, ctx, topic::PRODUCTS_CREATED, &product, &doc).await?;
-    tx.commit().await?;
+    collections::refresh_product(tx, seller.id, id).await?;
+    product_types::recount(tx, None, data.product_type_id).await?;
+    let (product, doc) = reload(tx, ctx.state, ctx.auth, tenant, id).await?;
+    record(tx, ctx, topic::PRODUCTS_CREATED, &product, &doc).await?;
     Ok((product, doc))
 }
 
@@ -115,11 +116,29 @@ pub async fn update(
     changes: ProductChanges,
 ) -> ApiResult<(Product, Value)> {
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let current = products::find_for_update(&mut tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let related = Related::load_in(&mut tx, &current).await?;
+    let ctx = WriteCtx::new(state, auth);
+    let changes = &changes;
+    state
+        .write(|tx| async move { update_in(tx, ctx, tenant, id, headers, changes).await }.scoped())
+        .await
+}
+
+/// One attempt of `update`.
+async fn update_in(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    tenant: Tenant,
+    id: i64,
+    headers: &HeaderMap,
+    changes: &ProductChanges,
+) -> ApiResult<(Product, Value)> {
+    let (state, auth, now) = (ctx.state, ctx.auth, ctx.now);
+    // Manual collections change only when the request names them.
+    let current = match changes.collection_ids() {
+        Some(joining) => locked_product_and_collections(tx, tenant, id, joining).await?,
+        None => locked_product(tx, tenant, id).await?,
+    };
+    let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
     let view = CatalogView::Admin(tenant);
     let current_doc =
@@ -128,14 +147,14 @@ pub async fn update(
     let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
     let before = current.data(parts.shop_ids.to_vec(), String::new());
     let mut errors = FieldErrors::new();
-    let draft = changes.apply(before.clone(), &current_variants, &mut errors);
-    let seller = storage::sellers::find(&mut tx, tenant, current.seller_id)
+    let draft = changes
+        .clone()
+        .apply(before.clone(), &current_variants, &mut errors);
+    let seller = storage::sellers::find(&mut *tx, tenant, current.seller_id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let ctx = WriteCtx::new(state, auth);
-    let now = ctx.now;
     let product_type = resolve_type(
-        &mut tx,
+        tx,
         ctx,
         &seller,
         &draft.product_type,
@@ -151,10 +170,10 @@ pub async fn update(
         attributes::check_values(schema, &draft.data.custom_attributes, &mut errors);
     }
     if draft.data.shop_ids != before.shop_ids || draft.data.all_shops != before.all_shops {
-        check_shops(&mut tx, tenant, &seller, &draft.data, &mut errors).await?;
+        check_shops(tx, tenant, &seller, &draft.data, &mut errors).await?;
     }
     let manual = check_collections(
-        &mut tx,
+        tx,
         tenant,
         &seller,
         draft.collection_ids.as_deref(),
@@ -172,12 +191,10 @@ pub async fn update(
     } = draft;
     data.product_type_id = product_type.as_ref().map(|t| t.id);
     if slug_given && data.slug != before.slug {
-        data.slug = unique_slug(&mut tx, "products", seller.id, &data.slug, true, Some(id)).await?;
+        data.slug = unique_slug(tx, "products", seller.id, &data.slug, true, Some(id)).await?;
     }
     let membership_changes = match &collection_ids {
-        Some(_) => {
-            manual_membership_changes(&mut tx, &seller, parts.collection_ids, &manual).await?
-        }
+        Some(_) => manual_membership_changes(tx, &seller, parts.collection_ids, &manual).await?,
         None => (Vec::new(), Vec::new()),
     };
     let price_changed = price.is_some_and(|(p, c)| {
@@ -196,26 +213,25 @@ pub async fn update(
         let mut changed = only.data();
         changed.price = price;
         changed.price_comparison = comparison;
-        variants::update(&mut tx, only.id, &changed, now).await?;
+        variants::update(tx, only.id, &changed, now).await?;
         variants_after = vec![changed];
     }
     (data.price, data.price_comparison) = lowest_price(&variants_after);
     data.search_text = search_text(&data, &variants_after);
-    products::update(&mut tx, &current, parts.shop_ids, &data, now)
+    products::update(tx, &current, parts.shop_ids, &data, now)
         .await
         .map_err(taken("products", "slug"))?;
     let (added, removed) = membership_changes;
     for collection_id in added {
-        collections::add_product(&mut tx, collection_id, id, None).await?;
+        collections::add_product(tx, collection_id, id, None).await?;
     }
     for collection_id in removed {
-        collections::remove_product(&mut tx, collection_id, id).await?;
+        collections::remove_product(tx, collection_id, id).await?;
     }
-    collections::refresh_product(&mut tx, current.seller_id, id).await?;
-    product_types::recount(&mut tx, current.product_type_id, data.product_type_id).await?;
-    let (product, doc) = reload(&mut tx, state, auth, tenant, id).await?;
-    record(&mut tx, ctx, topic::PRODUCTS_UPDATED, &product, &doc).await?;
-    tx.commit().await?;
+    collections::refresh_product(tx, current.seller_id, id).await?;
+    product_types::recount(tx, current.product_type_id, data.product_type_id).await?;
+    let (product, doc) = reload(tx, state, auth, tenant, id).await?;
+    record(tx, ctx, topic::PRODUCTS_UPDATED, &product, &doc).await?;
     Ok((product, doc))
 }
 
@@ -227,39 +243,41 @@ pub async fn delete(
     headers: &HeaderMap,
 ) -> ApiResult<Value> {
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let current = products::find_for_update(&mut tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let related = Related::load_in(&mut tx, &current).await?;
+    let ctx = WriteCtx::new(state, auth);
+    state
+        .write(|tx| async move { delete_in(tx, ctx, tenant, id, headers).await }.scoped())
+        .await
+}
+
+/// One attempt of `delete`.
+async fn delete_in(
+    tx: &mut Tx,
+    ctx: WriteCtx<'_>,
+    tenant: Tenant,
+    id: i64,
+    headers: &HeaderMap,
+) -> ApiResult<Value> {
+    let state = ctx.state;
+    let current = locked_product_and_collections(tx, tenant, id, &[]).await?;
+    let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
     let doc = product_resource(
         &state.urls,
-        auth,
+        ctx.auth,
         &CatalogView::Admin(tenant),
         &current,
         parts,
     )
     .into_value(state.urls.curies());
     check_preconditions(headers, &doc, current.updated_on)?;
-    let ctx = WriteCtx::new(state, auth);
     // The shops to tell, as they were before the product's rows go.
     let shops = parts.shop_ids.to_vec();
     let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
-    price_lists::forget_variants(&mut tx, &variant_ids, ctx.now).await?;
-    collections::forget_product(&mut tx, id).await?;
-    product_types::recount(&mut tx, current.product_type_id, None).await?;
-    products::delete(&mut tx, &current).await?;
-    record_to(
-        &mut tx,
-        ctx,
-        topic::PRODUCTS_DELETED,
-        &current,
-        &doc,
-        &shops,
-    )
-    .await?;
-    tx.commit().await?;
+    price_lists::forget_variants(tx, &variant_ids, ctx.now).await?;
+    collections::forget_product(tx, id).await?;
+    product_types::recount(tx, current.product_type_id, None).await?;
+    products::delete(tx, &current).await?;
+    record_to(tx, ctx, topic::PRODUCTS_DELETED, &current, &doc, &shops).await?;
     Ok(doc)
 }
 
@@ -487,10 +505,43 @@ pub fn taken(table: &'static str, column: &'static str) -> impl Fn(storage::Erro
     }
 }
 
-/// The product, locked for the rest of the transaction (which serialises the writes to
-/// it and its variants and images), or 404.
+/// The product a write changes (its fields, variants, images or stock), locked for the
+/// rest of the transaction after its seller's catalog (`storage::locks`: its smart
+/// collections may change), or 404.
 pub async fn locked_product(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Product> {
-    products::find_for_update(tx, tenant, id)
+    lock_product(tx, tenant, id, None).await
+}
+
+/// As `locked_product`, for a write that also changes the product's manual collections
+/// (deleting it, or setting its `collection_ids`): those holding it and those it joins
+/// are locked before it.
+pub async fn locked_product_and_collections(
+    tx: &mut Tx,
+    tenant: Tenant,
+    id: i64,
+    joining: &[i64],
+) -> ApiResult<Product> {
+    lock_product(tx, tenant, id, Some(joining)).await
+}
+
+async fn lock_product(
+    tx: &mut Tx,
+    tenant: Tenant,
+    id: i64,
+    joining: Option<&[i64]>,
+) -> ApiResult<Product> {
+    if !locks::seller_catalog_of_product(tx, tenant, id, Catalog::Shared).await? {
+        return Err(ApiError::not_found());
+    }
+    let collections = match joining {
+        Some(joining) => Some(locks::manual_collections(tx, tenant, Some(id), joining).await?),
+        None => None,
+    };
+    let product = products::find_for_update(tx, tenant, id)
         .await?
-        .ok_or_else(ApiError::not_found)
+        .ok_or_else(ApiError::not_found)?;
+    if let Some(collections) = collections {
+        locks::confirm_manual_collections(tx, id, &collections).await?;
+    }
+    Ok(product)
 }

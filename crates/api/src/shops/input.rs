@@ -52,7 +52,7 @@ impl NewShop {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct ShopChanges {
     #[serde(default)]
     subdomain: Patch<String>,

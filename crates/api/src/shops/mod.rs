@@ -9,9 +9,9 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use domain::shop::Storefront;
 use domain::{FieldErrors, Scope, topic};
-use storage::sellers;
 use storage::shops::{self, ShopFilter};
 use storage::sql::Direction;
+use storage::{ScopedExt, sellers};
 
 use crate::events::{self, Change};
 use crate::kernel::auth::Auth;
@@ -119,32 +119,34 @@ async fn create(
         .ok_or_else(ApiError::not_found)?;
     let (subdomain, settings) = input.validate(&seller)?;
     let now = state.clock.now();
-    let mut tx = state.db.begin().await?;
-    let shop = shops::insert(
-        &mut tx,
-        seller.account_id,
-        seller.id,
-        &subdomain,
-        &settings,
-        now,
-    )
-    .await
-    .map_err(|err| {
-        if err.is_unique_violation_on("shops", "subdomain") {
-            ApiError::invalid_field("subdomain", "has already been taken")
-        } else {
-            err.into()
-        }
-    })?;
-    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
-    events::record(
-        &mut tx,
-        &auth,
-        Change::of_shop(topic::SHOPS_CREATED, &shop, &doc),
-        now,
-    )
-    .await?;
-    tx.commit().await?;
+    let (seller, subdomain, settings) = (&seller, &subdomain, &settings);
+    let (urls, auth) = (&state.urls, &auth);
+    let (shop, doc) = state
+        .write(|tx| {
+            async move {
+                let shop =
+                    shops::insert(tx, seller.account_id, seller.id, subdomain, settings, now)
+                        .await
+                        .map_err(|err| {
+                            if err.is_unique_violation_on("shops", "subdomain") {
+                                ApiError::invalid_field("subdomain", "has already been taken")
+                            } else {
+                                err.into()
+                            }
+                        })?;
+                let doc = shop_resource(urls, auth, &shop).into_value(urls.curies());
+                events::record(
+                    tx,
+                    auth,
+                    Change::of_shop(topic::SHOPS_CREATED, &shop, &doc),
+                    now,
+                )
+                .await?;
+                Ok((shop, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::created(doc, state.urls.shop(shop.id), shop.updated_on))
 }
 
@@ -157,26 +159,34 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
     let tenant = auth.own_tenant()?;
-    let mut tx = state.db.begin().await?;
-    let current = shops::find_for_update(&mut tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let current_doc = shop_resource(&state.urls, &auth, &current).into_value(state.urls.curies());
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
-    let settings = changes.apply(&current)?;
-    if settings == current.settings() {
-        return Ok(Hal::ok(current_doc, current.updated_on));
-    }
     let now = state.clock.now();
-    let shop = shops::update(&mut tx, id, &settings, now).await?;
-    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
-    events::record(
-        &mut tx,
-        &auth,
-        Change::of_shop(topic::SHOPS_UPDATED, &shop, &doc),
-        now,
-    )
-    .await?;
-    tx.commit().await?;
+    let (headers, changes) = (&headers, &changes);
+    let (urls, auth) = (&state.urls, &auth);
+    let (shop, doc) = state
+        .write(|tx| {
+            async move {
+                let current = shops::find_for_update(tx, tenant, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let current_doc = shop_resource(urls, auth, &current).into_value(urls.curies());
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let settings = changes.clone().apply(&current)?;
+                if settings == current.settings() {
+                    return Ok((current, current_doc));
+                }
+                let shop = shops::update(tx, id, &settings, now).await?;
+                let doc = shop_resource(urls, auth, &shop).into_value(urls.curies());
+                events::record(
+                    tx,
+                    auth,
+                    Change::of_shop(topic::SHOPS_UPDATED, &shop, &doc),
+                    now,
+                )
+                .await?;
+                Ok((shop, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, shop.updated_on))
 }

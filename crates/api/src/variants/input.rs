@@ -18,7 +18,7 @@ const IMAGES_MAX: usize = 50;
 const POSITION_MAX: i64 = 1_000_000;
 pub const DEFAULT_TITLE: &str = "Default";
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct NewVariant {
     #[serde(default)]
     title: Option<String>,
@@ -83,7 +83,7 @@ impl NewVariant {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct VariantChanges {
     #[serde(default)]
     title: Patch<String>,

@@ -16,7 +16,7 @@ use storage::product_assets;
 use storage::products::{self, Product};
 use storage::sql::Direction;
 use storage::variants::{self, Owner, StockChange, Variant, VariantData};
-use storage::{Tenant, Tx, collections, price_lists};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -108,56 +108,55 @@ async fn create(
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let existing = variants::of_products(&mut tx, &[product_id]).await?;
-    let mut errors = FieldErrors::new();
-    let defaults = Defaults {
-        price: None,
-        price_comparison: None,
-        position: existing.iter().map(|v| v.position).max().unwrap_or(0) + 1,
-    };
-    let data = input.validate("", defaults, &mut errors);
-    if existing.len() >= VARIANTS_MAX {
-        errors.add(
-            "product_id",
-            format!(
-                "the product has the most variants allowed ({})",
-                VARIANTS_MAX
-            ),
-        );
-    }
-    check_images(&mut tx, product_id, &data, &mut errors).await?;
-    check_skus_free(
-        &mut tx,
-        product.seller_id,
-        std::slice::from_ref(&data),
-        None,
-        "",
-        &mut errors,
-    )
-    .await?;
-    errors.into_result()?;
-    let owner = Owner {
-        account_id: product.account_id,
-        seller_id: product.seller_id,
-        product_id,
-    };
-    let variant = variants::insert(&mut tx, owner, &data, ctx.now)
-        .await
-        .map_err(taken("variants", "sku"))?;
-    refresh_derived(&mut tx, &product, ctx.now).await?;
-    let doc = document(ctx, tenant, &variant);
-    record(
-        &mut tx,
-        ctx,
-        topic::VARIANTS_CREATED,
-        &product,
-        &variant,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let input = &input;
+    let (variant, doc) = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let existing = variants::of_products(&mut *tx, &[product_id]).await?;
+                let mut errors = FieldErrors::new();
+                let defaults = Defaults {
+                    price: None,
+                    price_comparison: None,
+                    position: existing.iter().map(|v| v.position).max().unwrap_or(0) + 1,
+                };
+                let data = input.clone().validate("", defaults, &mut errors);
+                if existing.len() >= VARIANTS_MAX {
+                    errors.add(
+                        "product_id",
+                        format!(
+                            "the product has the most variants allowed ({})",
+                            VARIANTS_MAX
+                        ),
+                    );
+                }
+                check_images(tx, product_id, &data, &mut errors).await?;
+                check_skus_free(
+                    tx,
+                    product.seller_id,
+                    std::slice::from_ref(&data),
+                    None,
+                    "",
+                    &mut errors,
+                )
+                .await?;
+                errors.into_result()?;
+                let owner = Owner {
+                    account_id: product.account_id,
+                    seller_id: product.seller_id,
+                    product_id,
+                };
+                let variant = variants::insert(tx, owner, &data, ctx.now)
+                    .await
+                    .map_err(taken("variants", "sku"))?;
+                refresh_derived(tx, &product, ctx.now).await?;
+                let doc = document(ctx, tenant, &variant);
+                record(tx, ctx, topic::VARIANTS_CREATED, &product, &variant, &doc).await?;
+                Ok((variant, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::created(
         doc,
         state.urls.variant(product_id, variant.id),
@@ -175,46 +174,45 @@ async fn update(
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let current = variants::find_for_update(&mut tx, product_id, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let current_doc = document(ctx, tenant, &current);
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
-    let data = changes.apply(current.data())?;
-    if data == current.data() {
-        return Ok(Hal::ok(current_doc, current.updated_on));
-    }
-    let mut errors = FieldErrors::new();
-    check_images(&mut tx, product_id, &data, &mut errors).await?;
-    if data.sku != current.sku {
-        check_skus_free(
-            &mut tx,
-            product.seller_id,
-            std::slice::from_ref(&data),
-            Some(id),
-            "",
-            &mut errors,
-        )
+    let (headers, changes) = (&headers, &changes);
+    let (variant, doc) = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let current = variants::find_for_update(tx, product_id, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let current_doc = document(ctx, tenant, &current);
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let data = changes.clone().apply(current.data())?;
+                if data == current.data() {
+                    return Ok((current, current_doc));
+                }
+                let mut errors = FieldErrors::new();
+                check_images(tx, product_id, &data, &mut errors).await?;
+                if data.sku != current.sku {
+                    check_skus_free(
+                        tx,
+                        product.seller_id,
+                        std::slice::from_ref(&data),
+                        Some(id),
+                        "",
+                        &mut errors,
+                    )
+                    .await?;
+                }
+                errors.into_result()?;
+                let variant = variants::update(tx, id, &data, ctx.now)
+                    .await
+                    .map_err(taken("variants", "sku"))?;
+                refresh_derived(tx, &product, ctx.now).await?;
+                let doc = document(ctx, tenant, &variant);
+                record(tx, ctx, topic::VARIANTS_UPDATED, &product, &variant, &doc).await?;
+                Ok((variant, doc))
+            }
+            .scoped()
+        })
         .await?;
-    }
-    errors.into_result()?;
-    let variant = variants::update(&mut tx, id, &data, ctx.now)
-        .await
-        .map_err(taken("variants", "sku"))?;
-    refresh_derived(&mut tx, &product, ctx.now).await?;
-    let doc = document(ctx, tenant, &variant);
-    record(
-        &mut tx,
-        ctx,
-        topic::VARIANTS_UPDATED,
-        &product,
-        &variant,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
     Ok(Hal::ok(doc, variant.updated_on))
 }
 
@@ -227,33 +225,32 @@ async fn delete(
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let current = variants::find_for_update(&mut tx, product_id, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let doc = document(ctx, tenant, &current);
-    check_preconditions(&headers, &doc, current.updated_on)?;
-    let siblings = variants::of_products(&mut tx, &[product_id]).await?;
-    if siblings.len() <= 1 {
-        return Err(ApiError::invalid_field(
-            "id",
-            "is the product's last variant: a product keeps at least one (delete the product instead)",
-        ));
-    }
-    price_lists::forget_variants(&mut tx, &[id], ctx.now).await?;
-    variants::delete(&mut tx, id).await?;
-    refresh_derived(&mut tx, &product, ctx.now).await?;
-    record(
-        &mut tx,
-        ctx,
-        topic::VARIANTS_DELETED,
-        &product,
-        &current,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let headers = &headers;
+    let doc = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let current = variants::find_for_update(tx, product_id, id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let doc = document(ctx, tenant, &current);
+                check_preconditions(headers, &doc, current.updated_on)?;
+                let siblings = variants::of_products(&mut *tx, &[product_id]).await?;
+                if siblings.len() <= 1 {
+                    return Err(ApiError::invalid_field(
+                        "id",
+                        "is the product's last variant: a product keeps at least one (delete the product instead)",
+                    ));
+                }
+                price_lists::forget_variants(tx, &[id], ctx.now).await?;
+                variants::delete(tx, id).await?;
+                refresh_derived(tx, &product, ctx.now).await?;
+                record(tx, ctx, topic::VARIANTS_DELETED, &product, &current, &doc).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, ctx.now))
 }
 
@@ -278,35 +275,34 @@ async fn adjust_stock(
     }
     let tenant = auth.own_tenant()?;
     let ctx = WriteCtx::new(&state, &auth);
-    let mut tx = state.db.begin().await?;
-    let product = locked_product(&mut tx, tenant, product_id).await?;
-    let variant = match variants::adjust_stock(&mut tx, product_id, id, input.delta, ctx.now)
-        .await?
-    {
-        StockChange::Applied(variant) => *variant,
-        StockChange::Insufficient(stock) => {
-            return Err(ApiError::invalid_field(
-                "delta",
-                format!(
-                    "would take the stock ({stock}) below zero, and the variant is not available_if_no_stock"
-                ),
-            ));
-        }
-        StockChange::NotFound => return Err(ApiError::not_found()),
-    };
-    products::touch(&mut tx, product_id, ctx.now).await?;
-    collections::refresh_product(&mut tx, product.seller_id, product_id).await?;
-    let doc = document(ctx, tenant, &variant);
-    record(
-        &mut tx,
-        ctx,
-        topic::VARIANTS_UPDATED,
-        &product,
-        &variant,
-        &doc,
-    )
-    .await?;
-    tx.commit().await?;
+    let delta = input.delta;
+    let (variant, doc) = state
+        .write(|tx| {
+            async move {
+                let product = locked_product(tx, tenant, product_id).await?;
+                let variant = match variants::adjust_stock(tx, product_id, id, delta, ctx.now)
+                    .await?
+                {
+                    StockChange::Applied(variant) => *variant,
+                    StockChange::Insufficient(stock) => {
+                        return Err(ApiError::invalid_field(
+                            "delta",
+                            format!(
+                                "would take the stock ({stock}) below zero, and the variant is not available_if_no_stock"
+                            ),
+                        ));
+                    }
+                    StockChange::NotFound => return Err(ApiError::not_found()),
+                };
+                products::touch(tx, product_id, ctx.now).await?;
+                collections::refresh_product(tx, product.seller_id, product_id).await?;
+                let doc = document(ctx, tenant, &variant);
+                record(tx, ctx, topic::VARIANTS_UPDATED, &product, &variant, &doc).await?;
+                Ok((variant, doc))
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, variant.updated_on))
 }
 

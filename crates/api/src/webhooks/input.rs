@@ -12,7 +12,7 @@ use crate::kernel::input::Patch;
 const URL_MAX: usize = 2_000;
 const CREDENTIAL_MAX: usize = 255;
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct AuthInput {
     #[serde(rename = "type", default)]
     kind: Option<AuthType>,
@@ -72,7 +72,7 @@ impl NewSubscription {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 pub struct SubscriptionChanges {
     #[serde(default)]
     topic: Patch<String>,

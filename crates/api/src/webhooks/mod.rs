@@ -21,7 +21,7 @@ use storage::shops::{self, Shop};
 use storage::sql::Direction;
 use storage::webhook_deliveries::{self, DeliveryFilter};
 use storage::webhooks::{self, NewWebhook, Webhook, WebhookFilter, WebhookSettings};
-use storage::{Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx};
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -168,16 +168,24 @@ async fn hub_delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let webhook = locked(&mut tx, auth.own_tenant()?, id).await?;
-    if webhook.shop_id != shop_id {
-        return Err(ApiError::not_found());
-    }
-    let doc =
-        subscription_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
-    check_preconditions(&headers, &doc, webhook.updated_on)?;
-    webhooks::delete(&mut tx, id).await?;
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let (headers, urls, auth) = (&headers, &state.urls, &auth);
+    let doc = state
+        .write(|tx| {
+            async move {
+                let webhook = locked(tx, tenant, id).await?;
+                if webhook.shop_id != shop_id {
+                    return Err(ApiError::not_found());
+                }
+                let doc =
+                    subscription_resource(urls, auth, &webhook, None).into_value(urls.curies());
+                check_preconditions(headers, &doc, webhook.updated_on)?;
+                webhooks::delete(tx, id).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
@@ -259,21 +267,19 @@ async fn insert(
     let secret = WebhookSecret::generate();
     let sealer = state.auth.secret_box();
     let settings = settings(state, &checked, None);
-    let mut tx = state.db.begin().await?;
-    let webhook = webhooks::insert(
-        &mut tx,
-        &NewWebhook {
-            account_id: shop.account_id,
-            seller_id: shop.seller_id,
-            shop_id: shop.id,
-            app_id: Some(auth.app_id),
-            settings: &settings,
-            secret_sealed: &sealer.seal(secret.expose_secret().as_bytes()),
-        },
-        state.clock.now(),
-    )
-    .await?;
-    tx.commit().await?;
+    let secret_sealed = sealer.seal(secret.expose_secret().as_bytes());
+    let new = NewWebhook {
+        account_id: shop.account_id,
+        seller_id: shop.seller_id,
+        shop_id: shop.id,
+        app_id: Some(auth.app_id),
+        settings: &settings,
+        secret_sealed: &secret_sealed,
+    };
+    let (new, now) = (&new, state.clock.now());
+    let webhook = state
+        .write(|tx| async move { Ok(webhooks::insert(tx, new, now).await?) }.scoped())
+        .await?;
     Ok((webhook, secret))
 }
 
@@ -321,37 +327,47 @@ async fn update(
     JsonBody(changes): JsonBody<SubscriptionChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let current_doc =
-        webhook_resource(&state.urls, &auth, &current, None).into_value(state.urls.curies());
-    check_preconditions(&headers, &current_doc, current.updated_on)?;
-    let before = Checked {
-        topic: current.topic.clone(),
-        url: current.url.clone(),
-        notify_origin: current.notify_origin,
-        auth_type: current.auth_type,
-        auth_username: current.auth_username.clone(),
-        auth_password: None,
-        ordering: current.ordering,
-    };
-    let checked = changes.apply(before.clone(), &state.config.webhook_guard)?;
-    if checked == before {
-        return Ok(Hal::ok(current_doc, current.updated_on));
-    }
+    let tenant = auth.own_tenant()?;
     let now = state.clock.now();
-    let mut webhook = webhooks::update_settings(
-        &mut tx,
-        id,
-        &settings(&state, &checked, Some(&current)),
-        now,
-    )
-    .await?;
-    if checked.url != before.url {
-        webhook = webhooks::await_verification(&mut tx, id, now).await?;
-    }
-    tx.commit().await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
+    let (state, auth, headers, changes) = (&state, &auth, &headers, &changes);
+    let webhook = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                let current_doc = webhook_resource(&state.urls, auth, &current, None)
+                    .into_value(state.urls.curies());
+                check_preconditions(headers, &current_doc, current.updated_on)?;
+                let before = Checked {
+                    topic: current.topic.clone(),
+                    url: current.url.clone(),
+                    notify_origin: current.notify_origin,
+                    auth_type: current.auth_type,
+                    auth_username: current.auth_username.clone(),
+                    auth_password: None,
+                    ordering: current.ordering,
+                };
+                let checked = changes
+                    .clone()
+                    .apply(before.clone(), &state.config.webhook_guard)?;
+                if checked == before {
+                    return Ok(current);
+                }
+                let mut webhook = webhooks::update_settings(
+                    tx,
+                    id,
+                    &settings(state, &checked, Some(&current)),
+                    now,
+                )
+                .await?;
+                if checked.url != before.url {
+                    webhook = webhooks::await_verification(tx, id, now).await?;
+                }
+                Ok(webhook)
+            }
+            .scoped()
+        })
+        .await?;
+    let doc = webhook_resource(&state.urls, auth, &webhook, None).into_value(state.urls.curies());
     Ok(Hal::ok(doc, webhook.updated_on))
 }
 
@@ -362,12 +378,20 @@ async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let webhook = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
-    check_preconditions(&headers, &doc, webhook.updated_on)?;
-    webhooks::delete(&mut tx, id).await?;
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let (headers, urls, auth) = (&headers, &state.urls, &auth);
+    let doc = state
+        .write(|tx| {
+            async move {
+                let webhook = locked(tx, tenant, id).await?;
+                let doc = webhook_resource(urls, auth, &webhook, None).into_value(urls.curies());
+                check_preconditions(headers, &doc, webhook.updated_on)?;
+                webhooks::delete(tx, id).await?;
+                Ok(doc)
+            }
+            .scoped()
+        })
+        .await?;
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
@@ -378,25 +402,26 @@ async fn reactivate(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    if !current.status.can_reactivate() {
-        return Err(ApiError::invalid_field(
-            "status",
-            format!(
-                "is {}: only failed or disabled webhooks are reactivated",
-                current.status
-            ),
-        ));
-    }
-    let webhook = webhooks::set_health(
-        &mut tx,
-        id,
-        current.health().reactivated(),
-        state.clock.now(),
-    )
-    .await?;
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let now = state.clock.now();
+    let webhook = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                if !current.status.can_reactivate() {
+                    return Err(ApiError::invalid_field(
+                        "status",
+                        format!(
+                            "is {}: only failed or disabled webhooks are reactivated",
+                            current.status
+                        ),
+                    ));
+                }
+                Ok(webhooks::set_health(tx, id, current.health().reactivated(), now).await?)
+            }
+            .scoped()
+        })
+        .await?;
     let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
     Ok(Hal::ok(doc, webhook.updated_on))
 }
@@ -408,19 +433,26 @@ async fn disable(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let webhook = match current.status {
-        SubscriptionStatus::Disabled => current,
-        _ => {
-            let health = domain::webhook::Health {
-                status: SubscriptionStatus::Disabled,
-                ..current.health()
-            };
-            webhooks::set_health(&mut tx, id, health, state.clock.now()).await?
-        }
-    };
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let now = state.clock.now();
+    let webhook = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                Ok(match current.status {
+                    SubscriptionStatus::Disabled => current,
+                    _ => {
+                        let health = domain::webhook::Health {
+                            status: SubscriptionStatus::Disabled,
+                            ..current.health()
+                        };
+                        webhooks::set_health(tx, id, health, now).await?
+                    }
+                })
+            }
+            .scoped()
+        })
+        .await?;
     let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
     Ok(Hal::ok(doc, webhook.updated_on))
 }
@@ -446,23 +478,32 @@ async fn rotate_secret(
             format!("must be between 0 and {GRACE_MAX_SECS}"),
         ));
     }
-    let mut tx = state.db.begin().await?;
-    let current = locked(&mut tx, auth.own_tenant()?, id).await?;
+    let tenant = auth.own_tenant()?;
     let secret = WebhookSecret::generate();
+    let sealed = state
+        .auth
+        .secret_box()
+        .seal(secret.expose_secret().as_bytes());
     let now = state.clock.now();
-    let webhook = webhooks::rotate_secret(
-        &mut tx,
-        id,
-        &state
-            .auth
-            .secret_box()
-            .seal(secret.expose_secret().as_bytes()),
-        &current.secret_sealed,
-        now.plus_secs(grace),
-        now,
-    )
-    .await?;
-    tx.commit().await?;
+    let sealed = &sealed;
+    let webhook = state
+        .write(|tx| {
+            async move {
+                let current = locked(tx, tenant, id).await?;
+                let grace_until = now.plus_secs(grace);
+                Ok(webhooks::rotate_secret(
+                    tx,
+                    id,
+                    sealed,
+                    &current.secret_sealed,
+                    grace_until,
+                    now,
+                )
+                .await?)
+            }
+            .scoped()
+        })
+        .await?;
     let doc = webhook_resource(&state.urls, &auth, &webhook, Some(secret.expose_secret()))
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, webhook.updated_on))
@@ -562,14 +603,22 @@ async fn redeliver(
     NestedIds(id, delivery_id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let mut tx = state.db.begin().await?;
-    let webhook = locked(&mut tx, auth.own_tenant()?, id).await?;
-    webhook_deliveries::find(&mut tx, webhook.id, delivery_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let delivery = webhook_deliveries::redeliver(&mut tx, delivery_id, state.clock.now()).await?;
-    let attempts = webhook_deliveries::attempts_of(&mut tx, &[delivery_id]).await?;
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let now = state.clock.now();
+    let (delivery, attempts) = state
+        .write(|tx| {
+            async move {
+                let webhook = locked(tx, tenant, id).await?;
+                webhook_deliveries::find(&mut *tx, webhook.id, delivery_id)
+                    .await?
+                    .ok_or_else(ApiError::not_found)?;
+                let delivery = webhook_deliveries::redeliver(tx, delivery_id, now).await?;
+                let attempts = webhook_deliveries::attempts_of(&mut *tx, &[delivery_id]).await?;
+                Ok((delivery, attempts))
+            }
+            .scoped()
+        })
+        .await?;
     let attempts: Vec<_> = attempts.iter().collect();
     let doc =
         delivery_resource(&state.urls, &auth, &delivery, &attempts).into_value(state.urls.curies());
@@ -618,10 +667,17 @@ async fn replay(
     }
     errors.into_result()?;
     let (since, until) = (since.unwrap_or(now), until.unwrap_or(now));
-    let mut tx = state.db.begin().await?;
-    let webhook = locked(&mut tx, auth.own_tenant()?, id).await?;
-    let replay = webhook_deliveries::replay(&mut tx, webhook.id, since, until, now).await?;
-    tx.commit().await?;
+    let tenant = auth.own_tenant()?;
+    let (webhook, replay) = state
+        .write(|tx| {
+            async move {
+                let webhook = locked(tx, tenant, id).await?;
+                let replay = webhook_deliveries::replay(tx, webhook.id, since, until, now).await?;
+                Ok((webhook, replay))
+            }
+            .scoped()
+        })
+        .await?;
     let progress = webhook_deliveries::Progress {
         pending: replay.deliveries,
         ..Default::default()

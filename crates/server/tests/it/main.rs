@@ -24,6 +24,7 @@ mod price_lists;
 mod product_lists;
 mod product_types;
 mod products;
+mod races;
 mod rate_limit;
 mod revocation;
 mod root;

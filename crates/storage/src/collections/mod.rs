@@ -11,9 +11,10 @@ use domain::Timestamp;
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder};
 
 use crate::Tenant;
-use crate::db::{Database, Exec, Tx};
+use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
+use crate::locks::{self, Catalog};
 use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
 use crate::tenant_rows;
@@ -211,17 +212,19 @@ async fn recompute(
     recount(tx, &[id]).await
 }
 
-/// Sets `products_count` of these collections from their members.
+/// Sets `products_count` of these collections from their members, locking them in id
+/// order.
 async fn recount(tx: &mut Tx, ids: &[i64]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
     let mut p = Params::new();
+    let ids = p.bind_all(ids.iter().copied().map(Arg::Int));
     let sql = format!(
         "UPDATE collections SET products_count = \
          (SELECT COUNT(*) FROM collection_products cp WHERE cp.collection_id = collections.id) \
-         WHERE id IN ({})",
-        p.bind_all(ids.iter().copied().map(Arg::Int))
+         WHERE {}",
+        locks::ids_in_order(tx.backend(), "collections", &ids)
     );
     execute_bound(tx, sql, p.args()).await
 }
@@ -498,6 +501,22 @@ pub async fn find<'a>(
 /// Reads a collection and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Collection>> {
     tenant_rows::find_for_update(tx, "collections", columns!(), tenant, id).await
+}
+
+/// As `find_for_update`, for a change to the collection itself (its fields, rules, or its
+/// deletion), in the order of `locks`: a smart collection's members depend on every
+/// product of its seller, so the seller's catalog is taken exclusively first. A
+/// collection's kind never changes, so reading it first tells which locks to take.
+pub async fn find_for_change(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Collection>> {
+    if tx.backend() == Backend::Postgres {
+        let Some(found) = find(&mut *tx, tenant, id).await? else {
+            return Ok(None);
+        };
+        if found.kind == CollectionKind::Smart {
+            locks::seller_catalog(tx, found.seller_id, Catalog::Exclusive).await?;
+        }
+    }
+    find_for_update(tx, tenant, id).await
 }
 
 pub async fn list(

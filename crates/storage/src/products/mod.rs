@@ -392,9 +392,15 @@ pub async fn find<'a>(
 }
 
 /// Reads a product of the tenant and holds it against concurrent writers until the
-/// transaction ends.
+/// transaction ends (level 5 of `locks`).
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Product>> {
     tenant_rows::find_for_update(tx, "products", columns!(), tenant, id).await
+}
+
+/// Reads a product of the tenant and keeps it from being deleted until the transaction
+/// ends, letting writes to it go on (level 5 of `locks`: a write that names it).
+pub async fn find_held(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Product>> {
+    tenant_rows::find_locked(tx, "products", columns!(), tenant, id, " FOR KEY SHARE").await
 }
 
 /// A page of the products the scope sees under `filter`, and their total.

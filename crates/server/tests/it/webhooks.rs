@@ -22,6 +22,7 @@ on_both_backends!(
     failures_count_then_fail_and_gone_disables_at_once,
     reactivation_sends_what_was_kept_and_history_shows_every_attempt,
     subscriptions_are_checked_and_scoped,
+    targets_must_be_globally_reachable_however_written,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
@@ -925,6 +926,73 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
     let _ = s.clock.now();
+}
+
+/// Targets that are not globally reachable are refused, also when written as IPv6 forms
+/// that lead to an IPv4 address. The server allows 127.0.0.0/8: that lets through
+/// `::ffff:127.0.0.1`, which is a connection to 127.0.0.1 itself, and nothing that reaches
+/// 127.x through a translator, relay or tunnel.
+async fn targets_must_be_globally_reachable_however_written(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
+    let refused = [
+        // IPv4-translated, IPv4-compatible and other reserved space.
+        "http://[::ffff:0:7f00:1]/h",
+        "http://[::ffff:0:a9fe:a9fe]/h",
+        "http://[::ffff:0:a00:1]/h",
+        "http://[::127.0.0.1]/h",
+        "http://[::1:0:0:7f00:1]/h",
+        // NAT64, local-use NAT64, 6to4 and Teredo leading to loopback or metadata.
+        "http://[64:ff9b::127.0.0.1]/h",
+        "http://[64:ff9b::a9fe:a9fe]/h",
+        "http://[64:ff9b:1::808:808]/h",
+        "http://[2002:7f00:1::1]/h",
+        "http://[2001::1]/h",
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h",
+        // Other blocks that are not globally reachable.
+        "http://[::ffff:169.254.169.254]/h",
+        "http://192.0.0.8/h",
+        "http://192.88.99.1/h",
+        "http://[2001:2::1]/h",
+        "http://[2001:20::1]/h",
+        "http://[3fff::1]/h",
+        "http://[fd00:ec2::254]/h",
+    ];
+    for url in refused {
+        let (status, answer) = s
+            .call(
+                Method::POST,
+                &path,
+                &token,
+                Some(json!({"topic": "products", "url": url})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{url}: {answer}");
+        assert_eq!(error_fields(&answer), ["url"], "{url}");
+    }
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
+    // The IPv4-mapped spelling of an allowed address is that address.
+    let port = receiver.url.rsplit(':').next().unwrap();
+    let mapped = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": format!("http://[::ffff:127.0.0.1]:{port}/h")}),
+    )
+    .await;
+    // A subscription cannot be moved to such a target either.
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/webhooks/{}", mapped["id"]),
+            &token,
+            Some(json!({"url": "http://[64:ff9b::7f00:1]/h"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+    assert_eq!(error_fields(&answer), ["url"]);
 }
 
 /// The product ids of the deliveries received, in arrival order, with their topics.

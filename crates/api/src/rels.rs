@@ -313,8 +313,8 @@ rels! {
         "A failed or disabled webhook becomes active again with error_count 0; the deliveries kept while it \
          was not active go out. Needs hub.write.");
     WEBHOOKS_DISABLE = ("webhooks", "disable", Put, "Disable the webhook",
-        "Stops deliveries by hand. Deliveries already owed are kept and go out after webhooks:reactivate; new \
-         events are not kept for a disabled webhook. Needs hub.write.");
+        "Stops deliveries by hand. Deliveries already owed, and those of new events, wait (parked: pending \
+         with no next_attempt_on) and go out after webhooks:reactivate. Needs hub.write.");
     WEBHOOKS_ROTATE_SECRET = ("webhooks", "rotate_secret", Post, "Rotate the signing secret",
         "Body: grace_period_seconds (0 to 604800, default 86400). Answers with the new secret, shown this \
          once; until the grace period ends each delivery carries signatures by both secrets. Needs hub.write.");

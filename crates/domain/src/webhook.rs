@@ -67,12 +67,21 @@ text_enum! {
 }
 
 impl SubscriptionStatus {
-    /// Whether new events are kept for the subscription (delivered once it is active).
-    /// A disabled target said it is gone, and one that never activated never consented.
+    /// Whether new events are kept for the subscription (delivered once it is active):
+    /// by every subscription but one that never consented by answering its verification.
     pub const fn receives_events(self) -> bool {
+        !matches!(self, SubscriptionStatus::FailedActivation)
+    }
+
+    /// Whether its deliveries are parked: set aside, out of the dispatcher's way, until
+    /// someone acts (reactivates the subscription or gives it a new URL). A pending
+    /// subscription's deliveries just wait for its verification.
+    pub const fn parks_deliveries(self) -> bool {
         matches!(
             self,
-            SubscriptionStatus::Pending | SubscriptionStatus::Active | SubscriptionStatus::Failed
+            SubscriptionStatus::Failed
+                | SubscriptionStatus::Disabled
+                | SubscriptionStatus::FailedActivation
         )
     }
 
@@ -217,6 +226,25 @@ mod tests {
         assert_eq!(retry_delay_secs(8, 0.5, None), None);
         assert_eq!(retry_delay_secs(0, 0.5, None), None);
         assert_eq!(max_attempts(), 8);
+    }
+
+    #[test]
+    fn every_consenting_subscription_keeps_events_and_stalled_ones_park_them() {
+        let of = |keeps: fn(SubscriptionStatus) -> bool| -> Vec<&str> {
+            SubscriptionStatus::ALL
+                .iter()
+                .filter(|s| keeps(**s))
+                .map(|s| s.as_str())
+                .collect()
+        };
+        assert_eq!(
+            of(SubscriptionStatus::receives_events),
+            ["pending", "active", "failed", "disabled"]
+        );
+        assert_eq!(
+            of(SubscriptionStatus::parks_deliveries),
+            ["failed_activation", "failed", "disabled"]
+        );
     }
 
     #[test]

@@ -1,11 +1,16 @@
 //! Deliveries: one per subscription and event, written in the same transaction as the
 //! event (so a committed change always has its deliveries, and a rolled-back one none),
 //! claimed with leases by the dispatchers of every node, and their attempts — the history.
+//!
+//! A failed or disabled subscription's deliveries are parked: pending, but due after
+//! every due time, so that claims never scan past them; reactivating the subscription
+//! makes them due. Every statement that parks or unparks runs after its subscriptions are
+//! locked, as the status changes that call for it do.
 
 use std::sync::LazyLock;
 
 use domain::Timestamp;
-use domain::webhook::{DeliveryStatus, ErrorClass, Trigger};
+use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
 use tokio::sync::Notify;
 
 use crate::db::{Backend, Database, Exec, Tx};
@@ -60,12 +65,46 @@ pub struct Delivery {
     pub updated_on: Timestamp,
 }
 
+impl Delivery {
+    /// Whether it waits for its subscription to be reactivated, with no attempt due.
+    pub fn is_parked(&self) -> bool {
+        self.status == DeliveryStatus::Pending && self.next_attempt_on == PARKED
+    }
+}
+
 macro_rules! columns {
     () => {
         "id, webhook_id, event_id, topic, resource_key, status, attempts, next_attempt_on, trigger, replay_id, \
          last_status_code, last_error, lease_expires_on, created_on, updated_on"
     };
 }
+
+/// The `next_attempt_on` of a parked delivery: after every due time. It is written into
+/// statements as it is, so that they can use the index of waiting deliveries.
+pub const PARKED: i64 = i64::MAX;
+
+/// The statuses whose subscriptions park their deliveries, as an SQL list.
+fn parking_statuses() -> String {
+    SubscriptionStatus::ALL
+        .iter()
+        .filter(|s| s.parks_deliveries())
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// SQL for when a delivery is next attempted: never while its subscription (whose status
+/// is the SQL expression `status`) parks deliveries, else at `due` (an SQL expression).
+fn next_attempt(status: &str, due: &str) -> String {
+    format!(
+        "CASE WHEN {status} IN ({}) THEN {PARKED} ELSE {due} END",
+        parking_statuses()
+    )
+}
+
+/// The status of a delivery's subscription, in a statement on `webhook_deliveries`.
+const ITS_SUBSCRIPTION_STATUS: &str =
+    "(SELECT w.status FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id)";
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Attempt {
@@ -85,7 +124,10 @@ pub struct Attempt {
 
 /// Creates the event's deliveries: one per subscription of the audience whose topic
 /// covers the event's (`orders` covers `orders.updated.shipped`), that still receives
-/// events, and that does not skip its own app's changes. One statement.
+/// events, and that does not skip its own app's changes; parked for a subscription that
+/// parks them. One statement. On PostgreSQL it reads each subscription under the key-share
+/// lock its deliveries' foreign key takes anyway, so that a subscription reactivated
+/// meanwhile is seen as it is once reactivated, and never left with a parked delivery.
 pub async fn fan_out(
     tx: &mut Tx,
     event_id: i64,
@@ -109,16 +151,21 @@ pub async fn fan_out(
         .filter(|s| s.receives_events())
         .map(|s| Arg::Text(s.as_str().to_owned()))
         .collect();
+    let now = p.bind(Arg::Int(now.as_micros()));
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR KEY SHARE OF w",
+    };
     let sql = format!(
         "INSERT INTO webhook_deliveries (webhook_id, event_id, topic, resource_key, status, next_attempt_on, \
          created_on, updated_on) \
-         SELECT w.id, {event}, {topic}, {resource}, 'pending', {now}, {now}, {now} FROM webhooks w \
+         SELECT w.id, {event}, {topic}, {resource}, 'pending', {next}, {now}, {now} FROM webhooks w \
          WHERE w.account_id = {account} AND {audience} AND w.status IN ({receiving}) \
          AND (w.topic = {topic} OR substr({topic}, 1, length(w.topic) + 1) = w.topic || '.') \
-         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR {app} IS NULL OR w.app_id <> {app})",
+         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR {app} IS NULL OR w.app_id <> {app}){lock}",
         event = p.bind(Arg::Int(event_id)),
         resource = p.bind(Arg::Text(format!("{}:{}", event.item_type, event.item_id))),
-        now = p.bind(Arg::Int(now.as_micros())),
+        next = next_attempt("w.status", &now),
         account = p.bind(Arg::Int(event.account_id)),
         receiving = p.bind_all(receiving),
     );
@@ -401,6 +448,45 @@ pub async fn finish(
     Ok(recorded.into_iter().map(|(id, _)| id).collect())
 }
 
+/// Parks the pending deliveries of those of these subscriptions that park deliveries (the
+/// caller has locked them): claimed ones too, which their attempt's outcome moves on from
+/// anyway, and which a node that dies leaves parked rather than due.
+pub async fn park(tx: &mut Tx, webhook_ids: &[i64]) -> Result<()> {
+    if webhook_ids.is_empty() {
+        return Ok(());
+    }
+    let mut p = Params::new();
+    let ids = p.bind_all(webhook_ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "UPDATE webhook_deliveries SET next_attempt_on = {PARKED} WHERE status = 'pending' \
+         AND webhook_id IN ({ids}) AND next_attempt_on < {PARKED} \
+         AND webhook_id IN (SELECT id FROM webhooks WHERE id IN ({ids}) AND status IN ({}))",
+        parking_statuses()
+    );
+    execute_bound(tx, sql, p.args()).await
+}
+
+/// Makes a subscription's parked deliveries due now, oldest first (the caller has locked
+/// it, and it no longer parks deliveries).
+pub async fn unpark(tx: &mut Tx, webhook_id: i64, now: Timestamp) -> Result<()> {
+    let sql = format!(
+        "UPDATE webhook_deliveries SET next_attempt_on = $2 \
+         WHERE status = 'pending' AND webhook_id = $1 AND next_attempt_on = {PARKED}"
+    );
+    let unparked = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(webhook_id)
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
+    })?;
+    if unparked > 0 {
+        announce(tx).await?;
+    }
+    Ok(())
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct DeliveryFilter {
     pub statuses: Option<Vec<DeliveryStatus>>,
@@ -482,18 +568,21 @@ pub async fn find<'a>(
     .map_err(Into::into)
 }
 
-/// Sends a delivery again now, as a manual attempt, whatever became of it.
+/// Sends a delivery again now, as a manual attempt, whatever became of it (parked, if its
+/// subscription parks deliveries). The caller has locked the subscription.
 pub async fn redeliver(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Delivery> {
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'pending', trigger = 'manual', next_attempt_on = {}, \
+         updated_on = $2 WHERE id = $1 RETURNING {}",
+        next_attempt(ITS_SUBSCRIPTION_STATUS, "$2"),
+        columns!()
+    );
     let delivery = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Delivery>(concat!(
-            "UPDATE webhook_deliveries SET status = 'pending', trigger = 'manual', next_attempt_on = $2, \
-             updated_on = $2 WHERE id = $1 RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
+        sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(now.as_micros())
+            .fetch_one(c)
+            .await
     })?;
     announce(tx).await?;
     Ok(delivery)
@@ -520,7 +609,8 @@ pub struct Progress {
 }
 
 /// Sends the failed deliveries of `[since, until)` again; the dispatchers work through
-/// them like any other due delivery.
+/// them like any other due delivery (parked, if the subscription parks deliveries). The
+/// caller has locked the subscription.
 pub async fn replay(
     tx: &mut Tx,
     webhook_id: i64,
@@ -540,20 +630,22 @@ pub async fn replay(
         .fetch_one(c)
         .await
     })?;
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'pending', trigger = 'replay', replay_id = $2, \
+         next_attempt_on = {}, updated_on = $5 \
+         WHERE webhook_id = $1 AND status = 'failed' AND created_on >= $3 AND created_on < $4",
+        next_attempt(ITS_SUBSCRIPTION_STATUS, "$5")
+    );
     let marked = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE webhook_deliveries SET status = 'pending', trigger = 'replay', replay_id = $2, \
-             next_attempt_on = $5, updated_on = $5 \
-             WHERE webhook_id = $1 AND status = 'failed' AND created_on >= $3 AND created_on < $4",
-        )
-        .bind(webhook_id)
-        .bind(id)
-        .bind(since.as_micros())
-        .bind(until.as_micros())
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|done| done.rows_affected())
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(webhook_id)
+            .bind(id)
+            .bind(since.as_micros())
+            .bind(until.as_micros())
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
     })?;
     let marked = i64::try_from(marked).unwrap_or(i64::MAX);
     let replay = with_conn!(Exec::Tx(tx), |c| {

@@ -23,6 +23,7 @@ on_both_backends!(
     reactivation_sends_what_was_kept_and_history_shows_every_attempt,
     subscriptions_are_checked_and_scoped,
     targets_must_be_globally_reachable_however_written,
+    a_disabled_subscription_keeps_its_events_until_reactivated,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
@@ -602,7 +603,8 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
-    // Disabled by hand: events are kept for it no more, owed deliveries are.
+    // Disabled by hand: what it owes waits, parked (new events' deliveries too: see
+    // `a_disabled_subscription_keeps_its_events_until_reactivated`).
     receiver.answer_always(Reply::status(503));
     s.create_product(&token, json!({"title": "Owed", "price": 1}))
         .await;
@@ -617,11 +619,13 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     assert_eq!(status, StatusCode::OK);
     assert_eq!(disabled["status"], "disabled");
     assert!(disabled["_links"].get("webhooks:disable").is_none());
-    s.create_product(&token, json!({"title": "Missed", "price": 1}))
-        .await;
+    let owed = history_until(&s, &token, &webhook, "the owed delivery parked", |h| {
+        h.len() == 1 && h[0]["next_attempt_on"].is_null()
+    })
+    .await;
+    assert_eq!(owed[0]["status"], "pending", "{owed:?}");
     receiver.answer_always(Reply::ok());
     clock.advance_secs(3_600);
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         receiver.deliveries().len(),
         1,
@@ -993,6 +997,156 @@ async fn targets_must_be_globally_reachable_however_written(backend: Backend) {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
     assert_eq!(error_fields(&answer), ["url"]);
+}
+
+/// A webhook's delivery history, oldest first.
+async fn delivery_history(s: &TestServer, token: &str, webhook: &Value) -> Vec<Value> {
+    let (status, page) = s
+        .get_json(
+            &format!(
+                "/v2/webhooks/{}/deliveries?sort=id.asc&per_page=200",
+                webhook["id"]
+            ),
+            token,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["_embedded"]["items"].as_array().unwrap().clone()
+}
+
+/// Waits (boundedly) until `done` holds for a webhook's delivery history, oldest first.
+async fn history_until(
+    s: &TestServer,
+    token: &str,
+    webhook: &Value,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    for _ in 0..200 {
+        let history = delivery_history(s, token, webhook).await;
+        if done(&history) {
+            return history;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!(
+        "timed out waiting for {what}: {:?}",
+        delivery_history(s, token, webhook).await
+    );
+}
+
+/// The event sequence numbers of what `webhook` received, in arrival order.
+fn sequences_received(received: &[Received], webhook: &Value) -> Vec<i64> {
+    received
+        .iter()
+        .filter(|r| !r.is_ping() && webhook_of(r) == webhook["id"].as_i64().unwrap())
+        .map(|r| r.json()["sequence"].as_i64().unwrap())
+        .collect()
+}
+
+/// The event sequence numbers of deliveries in a history, and their statuses.
+fn sequences_and_statuses(history: &[Value]) -> Vec<(i64, String)> {
+    history
+        .iter()
+        .map(|d| {
+            (
+                d["sequence"].as_i64().unwrap(),
+                d["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Changes a product's title.
+async fn retitle(s: &TestServer, token: &str, product: &Value, title: &str) {
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/products/{}", product["id"]),
+            token,
+            Some(json!({"title": title})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+}
+
+/// Calls one of a webhook's actions (`disable`, `reactivate`), expecting the new status.
+async fn act_on(s: &TestServer, token: &str, webhook: &Value, action: &str, expected: &str) {
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/webhooks/{}/{action}", webhook["id"]),
+            token,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{action}: {answer}");
+    assert_eq!(answer["status"], expected, "{action}: {answer}");
+}
+
+async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    // The sentinel hears the same changes: once it has, the dispatcher has had the
+    // disabled subscription's deliveries (made in the same transactions) to send.
+    let [kept, sentinel] = active_subscriptions(
+        &s,
+        &token,
+        [
+            json!({"topic": "products", "url": receiver.url("/kept"), "ordering": "per_resource"}),
+            json!({"topic": "products", "url": receiver.url("/sentinel")}),
+        ],
+    )
+    .await;
+    act_on(&s, &token, &kept, "disable", "disabled").await;
+    let product = s
+        .create_product(&token, json!({"title": "v0", "price": 1}))
+        .await;
+    for title in ["v1", "v2"] {
+        retitle(&s, &token, &product, title).await;
+    }
+    let received = receiver
+        .wait_until("the sentinel's three deliveries", |r| {
+            sequences_received(r, &sentinel).len() >= 3
+        })
+        .await;
+    let mut changes = sequences_received(&received, &sentinel);
+    changes.sort_unstable();
+    // Nothing went out while disabled; every change waits, parked, in the history.
+    assert_eq!(sequences_received(&received, &kept), [0_i64; 0]);
+    let waiting = delivery_history(&s, &token, &kept).await;
+    let pending: Vec<(i64, String)> = changes.iter().map(|&c| (c, "pending".into())).collect();
+    assert_eq!(sequences_and_statuses(&waiting), pending, "{waiting:?}");
+    for delivery in &waiting {
+        assert_eq!(delivery["next_attempt_on"], Value::Null, "{delivery}");
+        assert_eq!(delivery["attempts"], 0, "{delivery}");
+    }
+    // Reactivated, it sends each change once, in order.
+    act_on(&s, &token, &kept, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the kept deliveries", |r| {
+            sequences_received(r, &kept).len() >= 3
+        })
+        .await;
+    assert_eq!(sequences_received(&received, &kept), changes);
+    // A later change follows them (it waits for them, as they are about the same product),
+    // and none of them came twice.
+    retitle(&s, &token, &product, "v3").await;
+    let received = receiver
+        .wait_until("the later change", |r| {
+            sequences_received(r, &kept).len() >= 4
+        })
+        .await;
+    let arrived = sequences_received(&received, &kept);
+    assert_eq!(arrived[..3], changes[..], "{arrived:?}");
+    assert!(arrived[3] > changes[2], "{arrived:?}");
+    let sent = history_until(&s, &token, &kept, "four deliveries succeeded", |h| {
+        h.len() == 4 && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
+    assert!(sent.iter().all(|d| d["attempts"] == 1), "{sent:?}");
 }
 
 /// The product ids of the deliveries received, in arrival order, with their topics.

@@ -37,6 +37,9 @@ text_enum! {
         Succeeded => "succeeded",
         /// Every scheduled attempt failed.
         Failed => "failed",
+        /// Never sent: newer deliveries filled its subscription's backlog while the
+        /// subscription was not active. A replay or a redelivery sends it.
+        Skipped => "skipped",
     }
 }
 
@@ -74,8 +77,8 @@ impl SubscriptionStatus {
     }
 
     /// Whether its deliveries are parked: set aside, out of the dispatcher's way, until
-    /// someone acts (reactivates the subscription or gives it a new URL). A pending
-    /// subscription's deliveries just wait for its verification.
+    /// someone acts (reactivates the subscription or gives it a new URL), and bounded by
+    /// its backlog. A pending subscription's deliveries just wait for its verification.
     pub const fn parks_deliveries(self) -> bool {
         matches!(
             self,
@@ -174,6 +177,11 @@ impl Health {
         }
     }
 }
+
+/// How many parked deliveries a subscription keeps by default: when more are parked, the
+/// oldest are skipped, so that a subscription left failed or disabled holds a bounded
+/// backlog, and its reactivation a bounded burst.
+pub const DEFAULT_MAX_BACKLOG: u32 = 10_000;
 
 /// Seconds after the first attempt's failure at which each retry happens: immediately,
 /// then 10 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (DESIGN §7).

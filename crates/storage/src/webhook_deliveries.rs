@@ -4,8 +4,9 @@
 //!
 //! A failed or disabled subscription's deliveries are parked: pending, but due after
 //! every due time, so that claims never scan past them; reactivating the subscription
-//! makes them due. Every statement that parks or unparks runs after its subscriptions are
-//! locked, as the status changes that call for it do.
+//! makes them due, and only its newest parked deliveries are kept (the older are skipped).
+//! Every statement that parks, unparks or skips runs after its subscriptions are locked,
+//! as the status changes that call for it do.
 
 use std::sync::LazyLock;
 
@@ -487,6 +488,74 @@ pub async fn unpark(tx: &mut Tx, webhook_id: i64, now: Timestamp) -> Result<()> 
     Ok(())
 }
 
+/// Deliveries parked after a point, by subscription.
+pub struct Parked {
+    pub webhook_ids: Vec<i64>,
+    /// The newest delivery parked: the point to look after next time.
+    pub newest: i64,
+}
+
+/// The subscriptions with deliveries parked since delivery `after` was, if any (their
+/// backlog may have grown).
+pub async fn parked_after(db: &Database, after: i64) -> Result<Option<Parked>> {
+    let sql = format!(
+        "SELECT webhook_id, MAX(id) FROM webhook_deliveries \
+         WHERE status = 'pending' AND next_attempt_on = {PARKED} AND id > $1 GROUP BY webhook_id"
+    );
+    let found: Vec<(i64, i64)> = with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(after)
+            .fetch_all(c)
+            .await
+    })?;
+    Ok(found
+        .iter()
+        .map(|&(_, newest)| newest)
+        .max()
+        .map(|newest| Parked {
+            webhook_ids: found.iter().map(|&(webhook_id, _)| webhook_id).collect(),
+            newest,
+        }))
+}
+
+/// Skips the parked deliveries of these subscriptions beyond their newest `keep`, with a
+/// note saying why, after locking the subscriptions (a reactivation makes their deliveries
+/// due under the same lock). One statement per subscription, on the index of waiting
+/// deliveries. Answers how many were skipped.
+pub async fn skip_beyond_backlog(
+    db: &Database,
+    webhook_ids: &[i64],
+    keep: u32,
+    now: Timestamp,
+) -> Result<u64> {
+    let parked = format!("status = 'pending' AND webhook_id = $1 AND next_attempt_on = {PARKED}");
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'skipped', last_error = $3, updated_on = $4 \
+         WHERE {parked} AND id <= (SELECT id FROM webhook_deliveries WHERE {parked} \
+         ORDER BY id DESC LIMIT 1 OFFSET $2)"
+    );
+    let note = format!(
+        "skipped: more than {keep} deliveries were waiting for the webhook to be reactivated"
+    );
+    let mut tx = db.begin().await?;
+    crate::webhooks::lock_in_id_order(&mut tx, webhook_ids).await?;
+    let mut skipped = 0;
+    for &webhook_id in webhook_ids {
+        skipped += with_conn!(Exec::Tx(&mut tx), |c| {
+            sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(webhook_id)
+                .bind(i64::from(keep))
+                .bind(&note)
+                .bind(now.as_micros())
+                .execute(c)
+                .await
+                .map(|done| done.rows_affected())
+        })?;
+    }
+    tx.commit().await?;
+    Ok(skipped)
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct DeliveryFilter {
     pub statuses: Option<Vec<DeliveryStatus>>,
@@ -588,7 +657,7 @@ pub async fn redeliver(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Delivery>
     Ok(delivery)
 }
 
-/// A replay of a subscription's failed deliveries created in `[since, until)`.
+/// A replay of a subscription's failed and skipped deliveries created in `[since, until)`.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Replay {
     pub id: i64,
@@ -608,9 +677,9 @@ pub struct Progress {
     pub failed: i64,
 }
 
-/// Sends the failed deliveries of `[since, until)` again; the dispatchers work through
-/// them like any other due delivery (parked, if the subscription parks deliveries). The
-/// caller has locked the subscription.
+/// Sends the failed and skipped deliveries of `[since, until)` again; the dispatchers work
+/// through them like any other due delivery (parked, if the subscription parks
+/// deliveries). The caller has locked the subscription.
 pub async fn replay(
     tx: &mut Tx,
     webhook_id: i64,
@@ -633,7 +702,7 @@ pub async fn replay(
     let sql = format!(
         "UPDATE webhook_deliveries SET status = 'pending', trigger = 'replay', replay_id = $2, \
          next_attempt_on = {}, updated_on = $5 \
-         WHERE webhook_id = $1 AND status = 'failed' AND created_on >= $3 AND created_on < $4",
+         WHERE webhook_id = $1 AND status IN ('failed', 'skipped') AND created_on >= $3 AND created_on < $4",
         next_attempt(ITS_SUBSCRIPTION_STATUS, "$5")
     );
     let marked = with_conn!(Exec::Tx(tx), |c| {

@@ -409,9 +409,10 @@ pub struct Outcome<'a> {
     pub at: Timestamp,
 }
 
-/// Locks subscriptions for recording attempts' outcomes — in id order, and before any
-/// delivery row, as deleting a subscription does — and answers them as they are.
-pub async fn lock_for_outcomes(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>> {
+/// Locks subscriptions before their deliveries are changed (attempts' outcomes, backlogs)
+/// — in id order, and before any delivery row, as deleting a subscription does — and
+/// answers them as they are.
+pub async fn lock_in_id_order(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -432,7 +433,7 @@ pub async fn lock_for_outcomes(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>>
 }
 
 /// Applies attempts' outcomes, in order, to the health of subscriptions locked by
-/// [`lock_for_outcomes`]; writes only those that changed, and parks the deliveries of those
+/// [`lock_in_id_order`]; writes only those that changed, and parks the deliveries of those
 /// that are not active now (those just failed or disabled, and the late outcomes of ones
 /// that were already). Answers the new health of those that changed.
 pub async fn record_outcomes(

@@ -10,6 +10,7 @@ use domain::Clock;
 use domain::clock::ManualClock;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
+use server::ServeConfig;
 
 use crate::on_both_backends;
 use crate::receiver::{Pong, Received, Receiver, Reply};
@@ -24,6 +25,7 @@ on_both_backends!(
     subscriptions_are_checked_and_scoped,
     targets_must_be_globally_reachable_however_written,
     a_disabled_subscription_keeps_its_events_until_reactivated,
+    parked_backlogs_keep_their_newest_and_skip_the_rest_replayably,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
@@ -43,19 +45,31 @@ async fn hub_with(
     max_errors: u32,
     timeout: Duration,
 ) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+    hub_configured(backend, move |c| {
+        c.webhook_timeout = timeout;
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors,
+            max_exhausted: 3,
+        };
+    })
+    .await
+}
+
+/// A server whose webhooks may reach loopback, polling quickly, with a manual clock, and
+/// with what `configure` changes.
+async fn hub_configured(
+    backend: Backend,
+    configure: impl FnOnce(&mut ServeConfig),
+) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
     let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
     let manual = clock.clone();
     let s = TestServer::start_with(backend, move |c| {
         c.clock = manual;
         c.webhook_allowed_networks = vec![("127.0.0.0".parse().unwrap(), 8)];
         c.webhook_poll = Duration::from_millis(50);
-        c.webhook_timeout = timeout;
         // Tokens outlive the hours the tests move the clock on by.
         c.access_token_ttl = Duration::from_secs(30 * 86_400);
-        c.webhook_policy = domain::webhook::FailurePolicy {
-            max_errors,
-            max_exhausted: 3,
-        };
+        configure(c);
     })
     .await?;
     Some((s, clock, Receiver::start().await))
@@ -1147,6 +1161,136 @@ async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Bac
     })
     .await;
     assert!(sent.iter().all(|d| d["attempts"] == 1), "{sent:?}");
+}
+
+/// Failed and disabled subscriptions keep the newest `webhook_max_backlog` deliveries
+/// parked; the older ones are skipped, shown in the history, and replayable.
+async fn parked_backlogs_keep_their_newest_and_skip_the_rest_replayably(backend: Backend) {
+    let Some((s, clock, receiver)) = hub_configured(backend, |c| {
+        c.webhook_max_backlog = 3;
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors: 1,
+            max_exhausted: 3,
+        };
+    })
+    .await
+    else {
+        return;
+    };
+    let token = s.owner_token().await;
+    // One failed attempt fails a subscription: this one's first delivery is owed.
+    let [failed] = active_subscriptions(
+        &s,
+        &token,
+        [json!({"topic": "products", "url": receiver.url("/failed"), "ordering": "per_resource"})],
+    )
+    .await;
+    receiver.answer_next(Reply::status(500));
+    let product = s
+        .create_product(&token, json!({"title": "v0", "price": 1}))
+        .await;
+    let status = settled_status(&s, &token, &failed["id"], "active").await;
+    assert_eq!(status["status"], "failed", "{status}");
+    let [disabled, sentinel] = active_subscriptions(
+        &s,
+        &token,
+        [
+            json!({"topic": "products", "url": receiver.url("/disabled"), "ordering": "per_resource"}),
+            json!({"topic": "products", "url": receiver.url("/sentinel")}),
+        ],
+    )
+    .await;
+    act_on(&s, &token, &disabled, "disable", "disabled").await;
+    for title in ["v1", "v2", "v3", "v4", "v5"] {
+        retitle(&s, &token, &product, title).await;
+    }
+    let received = receiver
+        .wait_until("the sentinel's five deliveries", |r| {
+            sequences_received(r, &sentinel).len() >= 5
+        })
+        .await;
+    let mut changes = sequences_received(&received, &sentinel);
+    changes.sort_unstable();
+    let owed = delivery_history(&s, &token, &failed).await[0]["sequence"]
+        .as_i64()
+        .unwrap();
+    // Each keeps its newest three; the older ones are skipped, saying why.
+    let expect = |skipped: &[i64], kept: &[i64]| -> Vec<(i64, String)> {
+        let skipped = skipped.iter().map(|&c| (c, "skipped".to_owned()));
+        skipped
+            .chain(kept.iter().map(|&c| (c, "pending".to_owned())))
+            .collect()
+    };
+    let skipped_of_disabled = &changes[..2];
+    let skipped_of_failed = [owed, changes[0], changes[1]];
+    let newest = &changes[2..];
+    for (webhook, skipped) in [
+        (&disabled, skipped_of_disabled),
+        (&failed, &skipped_of_failed[..]),
+    ] {
+        let history = history_until(&s, &token, webhook, "the backlog bounded", |h| {
+            h.iter().filter(|d| d["status"] == "skipped").count() == skipped.len()
+        })
+        .await;
+        assert_eq!(
+            sequences_and_statuses(&history),
+            expect(skipped, newest),
+            "{history:?}"
+        );
+        for delivery in &history[..skipped.len()] {
+            let note = delivery["last_error"].as_str().unwrap();
+            assert!(note.contains("more than 3 deliveries"), "{note}");
+            assert_eq!(delivery["next_attempt_on"], Value::Null);
+        }
+    }
+    // Reactivated, each sends the three it kept, in order, and nothing it skipped.
+    let before = receiver.received();
+    assert_eq!(sequences_received(&before, &failed), [owed]);
+    assert_eq!(sequences_received(&before, &disabled), [0_i64; 0]);
+    act_on(&s, &token, &disabled, "reactivate", "active").await;
+    act_on(&s, &token, &failed, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the kept deliveries", |r| {
+            sequences_received(r, &disabled).len() >= 3 && sequences_received(r, &failed).len() >= 4
+        })
+        .await;
+    assert_eq!(sequences_received(&received, &disabled), newest);
+    assert_eq!(sequences_received(&received, &failed)[1..], newest[..]);
+    let settled = history_until(&s, &token, &disabled, "the kept ones sent", |h| {
+        h.iter().filter(|d| d["status"] == "succeeded").count() == 3
+    })
+    .await;
+    assert_eq!(
+        settled.iter().filter(|d| d["status"] == "skipped").count(),
+        2,
+        "{settled:?}"
+    );
+    // A replay sends the skipped ones, oldest first. (Its window ends now, and the
+    // clock has stood still since they were made.)
+    clock.advance_secs(1);
+    let (status, replay) = s
+        .call(
+            Method::POST,
+            &format!("/v2/webhooks/{}/replays", disabled["id"]),
+            &token,
+            Some(json!({"since": "2000-01-01"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{replay}");
+    assert_eq!(replay["deliveries"], 2);
+    let received = receiver
+        .wait_until("the replayed deliveries", |r| {
+            sequences_received(r, &disabled).len() >= 5
+        })
+        .await;
+    assert_eq!(
+        sequences_received(&received, &disabled)[3..],
+        skipped_of_disabled[..]
+    );
+    history_until(&s, &token, &disabled, "every delivery sent", |h| {
+        h.len() == 5 && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
 }
 
 /// The product ids of the deliveries received, in arrival order, with their topics.

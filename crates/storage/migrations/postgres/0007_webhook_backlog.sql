@@ -1,5 +1,10 @@
--- A failed or disabled subscription keeps its events as deliveries that wait, parked:
--- next_attempt_on is the largest value, after every due time, until it is reactivated.
+-- A subscription that is failed or disabled keeps its events as deliveries that wait
+-- ("parked": next_attempt_on is the largest value, after every due time, until it is
+-- reactivated), and keeps only its newest ones: the older are marked `skipped`, which a
+-- replay still sends.
+ALTER TABLE webhook_deliveries DROP CONSTRAINT webhook_deliveries_status_check;
+ALTER TABLE webhook_deliveries ADD CONSTRAINT webhook_deliveries_status_check
+    CHECK (status IN ('pending', 'succeeded', 'failed', 'skipped'));
 
 -- A subscription's waiting deliveries, parked or due, in order.
 CREATE INDEX webhook_deliveries_waiting_idx ON webhook_deliveries (webhook_id, next_attempt_on, id)

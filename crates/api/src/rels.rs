@@ -318,20 +318,22 @@ rels! {
         "A failed or disabled webhook becomes active again with error_count 0; the deliveries kept while it \
          was not active go out. Needs hub.write.");
     WEBHOOKS_DISABLE = ("webhooks", "disable", Put, "Disable the webhook",
-        "Stops deliveries by hand. Deliveries already owed are kept and go out after webhooks:reactivate; new \
-         events are not kept for a disabled webhook. Needs hub.write.");
+        "Stops deliveries by hand. Deliveries already owed, and those of new events, wait (parked: pending \
+         with no next_attempt_on) and go out after webhooks:reactivate; beyond the backlog the oldest are \
+         skipped. Needs hub.write.");
     WEBHOOKS_ROTATE_SECRET = ("webhooks", "rotate_secret", Post, "Rotate the signing secret",
         "Body: grace_period_seconds (0 to 604800, default 86400). Answers with the new secret, shown this \
          once; until the grace period ends each delivery carries signatures by both secrets. Needs hub.write.");
     WEBHOOKS_DELIVERIES = ("webhooks", "deliveries", Get, "Delivery history",
         "The webhook's deliveries, newest first, each with every attempt (number, trigger, url, status code, \
-         duration, error class and message, time). Parameters: status (pending, succeeded, failed), topic, \
-         since (RFC 3339 or YYYY-MM-DD), sort (id.asc or id.desc), page, per_page. Needs hub.read.");
+         duration, error class and message, time). Parameters: status (pending, succeeded, failed, \
+         skipped), topic, since (RFC 3339 or YYYY-MM-DD), sort (id.asc or id.desc), page, per_page. Needs \
+         hub.read.");
     WEBHOOKS_REDELIVER = ("webhooks", "redeliver", Post, "Send the delivery again",
         "Sends the delivery again at once as a manual attempt, whatever its status. Needs hub.write.");
     WEBHOOKS_REPLAY = ("webhooks", "replay", Post, "Replay failed deliveries",
-        "Body: since (required) and until (default now), RFC 3339 or YYYY-MM-DD. Every failed delivery created \
-         in [since, until) is sent again; answers 201 with the replay, whose address shows its progress \
+        "Body: since (required) and until (default now), RFC 3339 or YYYY-MM-DD. Every failed or skipped \
+         delivery created in [since, until) is sent again; answers 201 with the replay, whose address shows its progress \
          (pending, succeeded, failed, done). Needs hub.write.");
     WEBHOOKS_TOPICS = ("webhooks", "topics", Get, "Event topics",
         "Every topic a subscription may name. Needs hub.read.");

@@ -37,6 +37,9 @@ text_enum! {
         Succeeded => "succeeded",
         /// Every scheduled attempt failed.
         Failed => "failed",
+        /// Never sent: newer deliveries filled its subscription's backlog while the
+        /// subscription was not active. A replay or a redelivery sends it.
+        Skipped => "skipped",
     }
 }
 
@@ -67,12 +70,21 @@ text_enum! {
 }
 
 impl SubscriptionStatus {
-    /// Whether new events are kept for the subscription (delivered once it is active).
-    /// A disabled target said it is gone, and one that never activated never consented.
+    /// Whether new events are kept for the subscription (delivered once it is active):
+    /// by every subscription but one that never consented by answering its verification.
     pub const fn receives_events(self) -> bool {
+        !matches!(self, SubscriptionStatus::FailedActivation)
+    }
+
+    /// Whether its deliveries are parked: set aside, out of the dispatcher's way, until
+    /// someone acts (reactivates the subscription or gives it a new URL), and bounded by
+    /// its backlog. A pending subscription's deliveries just wait for its verification.
+    pub const fn parks_deliveries(self) -> bool {
         matches!(
             self,
-            SubscriptionStatus::Pending | SubscriptionStatus::Active | SubscriptionStatus::Failed
+            SubscriptionStatus::Failed
+                | SubscriptionStatus::Disabled
+                | SubscriptionStatus::FailedActivation
         )
     }
 
@@ -166,6 +178,11 @@ impl Health {
     }
 }
 
+/// How many parked deliveries a subscription keeps by default: when more are parked, the
+/// oldest are skipped, so that a subscription left failed or disabled holds a bounded
+/// backlog, and its reactivation a bounded burst.
+pub const DEFAULT_MAX_BACKLOG: u32 = 10_000;
+
 /// Seconds after the first attempt's failure at which each retry happens: immediately,
 /// then 10 s, 1 min, 5 min, 30 min, 2 h, 6 h and 12 h (DESIGN §7).
 pub const RETRY_DELAYS_SECS: &[i64] = &[10, 60, 300, 1_800, 7_200, 21_600, 43_200];
@@ -217,6 +234,25 @@ mod tests {
         assert_eq!(retry_delay_secs(8, 0.5, None), None);
         assert_eq!(retry_delay_secs(0, 0.5, None), None);
         assert_eq!(max_attempts(), 8);
+    }
+
+    #[test]
+    fn every_consenting_subscription_keeps_events_and_stalled_ones_park_them() {
+        let of = |keeps: fn(SubscriptionStatus) -> bool| -> Vec<&str> {
+            SubscriptionStatus::ALL
+                .iter()
+                .filter(|s| keeps(**s))
+                .map(|s| s.as_str())
+                .collect()
+        };
+        assert_eq!(
+            of(SubscriptionStatus::receives_events),
+            ["pending", "active", "failed", "disabled"]
+        );
+        assert_eq!(
+            of(SubscriptionStatus::parks_deliveries),
+            ["failed_activation", "failed", "disabled"]
+        );
     }
 
     #[test]

@@ -165,6 +165,10 @@ struct ServeArgs {
     /// becomes `failed`.
     #[arg(long, env = "COMMERCE_WEBHOOK_MAX_EXHAUSTED", value_name = "N")]
     webhook_max_exhausted: Option<u32>,
+    /// Deliveries a failed or disabled webhook subscription keeps waiting for its
+    /// reactivation; beyond, the oldest are skipped (replayable).
+    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_BACKLOG", value_name = "N")]
+    webhook_max_backlog: Option<u32>,
     /// How long a node's claim on a webhook delivery holds (longer than the timeout).
     #[arg(long, hide = true)]
     webhook_lease: Option<String>,
@@ -596,6 +600,10 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
         config.webhook_policy.max_exhausted =
             at_least_one("the webhook exhausted-delivery limit", n).map_err(anyhow::Error::msg)?;
     }
+    if let Some(n) = args.webhook_max_backlog.or(file.webhook_max_backlog) {
+        config.webhook_max_backlog =
+            at_least_one("the webhook backlog", n).map_err(anyhow::Error::msg)?;
+    }
     for (value, setting) in [
         (args.webhook_lease, &mut config.webhook_lease),
         (args.webhook_poll, &mut config.webhook_poll),
@@ -732,10 +740,19 @@ mod tests {
             (9, 5),
             "flags win over the file"
         );
+        assert_eq!(
+            defaults.webhook_max_backlog,
+            domain::webhook::DEFAULT_MAX_BACKLOG
+        );
+        let backlog = serve_config(&["--webhook-max-backlog", "50"], "webhook_max_backlog = 7");
+        assert_eq!(backlog.unwrap().webhook_max_backlog, 50);
+        let backlog = serve_config(&[], "webhook_max_backlog = 7");
+        assert_eq!(backlog.unwrap().webhook_max_backlog, 7);
         for (args, file) in [
             (&["--webhook-max-errors", "0"][..], ""),
             (&["--webhook-max-exhausted", "0"][..], ""),
             (&[][..], "webhook_max_exhausted = 0"),
+            (&["--webhook-max-backlog", "0"][..], ""),
         ] {
             let refused = serve_config(args, file).unwrap_err().to_string();
             assert!(refused.contains("at least 1"), "{refused}");

@@ -41,6 +41,9 @@ pub struct ServeConfig {
     pub webhook_allowed_networks: Vec<(std::net::IpAddr, u8)>,
     /// When webhook subscriptions give up on their targets.
     pub webhook_policy: domain::webhook::FailurePolicy,
+    /// Deliveries a failed or disabled subscription keeps waiting; beyond, the oldest are
+    /// skipped.
+    pub webhook_max_backlog: u32,
     /// How often the dispatcher looks for due work when nothing wakes it.
     pub webhook_poll: Duration,
     /// How long a webhook request may take in all.
@@ -79,6 +82,7 @@ impl ServeConfig {
             allow_private_webhook_targets: false,
             webhook_allowed_networks: Vec::new(),
             webhook_policy: domain::webhook::FailurePolicy::default(),
+            webhook_max_backlog: domain::webhook::DEFAULT_MAX_BACKLOG,
             webhook_poll: Duration::from_secs(1),
             webhook_timeout: Duration::from_secs(15),
             webhook_lease: Duration::from_secs(60),
@@ -161,6 +165,7 @@ pub struct FileConfig {
     pub allow_private_webhook_targets: Option<bool>,
     pub webhook_max_errors: Option<u32>,
     pub webhook_max_exhausted: Option<u32>,
+    pub webhook_max_backlog: Option<u32>,
     pub max_body_bytes: Option<usize>,
     pub max_asset_bytes: Option<usize>,
     pub rate_limit: Option<String>,

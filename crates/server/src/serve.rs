@@ -132,6 +132,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         clock.clone(),
         DispatcherConfig {
             policy: config.webhook_policy,
+            max_backlog: config.webhook_max_backlog,
             poll: config.webhook_poll,
             total_timeout: config.webhook_timeout,
             connect_timeout: config.webhook_connect_timeout(),

@@ -52,6 +52,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "orders",
         include_str!("../migrations/sqlite/0006_orders.sql"),
     ),
+    (
+        7,
+        "webhook_backlog",
+        include_str!("../migrations/sqlite/0007_webhook_backlog.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -83,6 +88,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         6,
         "orders",
         include_str!("../migrations/postgres/0006_orders.sql"),
+    ),
+    (
+        7,
+        "webhook_backlog",
+        include_str!("../migrations/postgres/0007_webhook_backlog.sql"),
     ),
 ];
 

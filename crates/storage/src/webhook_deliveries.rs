@@ -1,11 +1,17 @@
 //! Deliveries: one per subscription and event, written in the same transaction as the
 //! event (so a committed change always has its deliveries, and a rolled-back one none),
 //! claimed with leases by the dispatchers of every node, and their attempts — the history.
+//!
+//! A failed or disabled subscription's deliveries are parked: pending, but due after
+//! every due time, so that claims never scan past them; reactivating the subscription
+//! makes them due, and only its newest parked deliveries are kept (the older are skipped).
+//! Every statement that parks, unparks or skips runs after its subscriptions are locked,
+//! as the status changes that call for it do.
 
 use std::sync::LazyLock;
 
 use domain::Timestamp;
-use domain::webhook::{DeliveryStatus, ErrorClass, Trigger};
+use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
 use tokio::sync::Notify;
 
 use crate::db::{Backend, Database, Exec, Tx};
@@ -60,12 +66,46 @@ pub struct Delivery {
     pub updated_on: Timestamp,
 }
 
+impl Delivery {
+    /// Whether it waits for its subscription to be reactivated, with no attempt due.
+    pub fn is_parked(&self) -> bool {
+        self.status == DeliveryStatus::Pending && self.next_attempt_on == PARKED
+    }
+}
+
 macro_rules! columns {
     () => {
         "id, webhook_id, event_id, topic, resource_key, status, attempts, next_attempt_on, trigger, replay_id, \
          last_status_code, last_error, lease_expires_on, created_on, updated_on"
     };
 }
+
+/// The `next_attempt_on` of a parked delivery: after every due time. It is written into
+/// statements as it is, so that they can use the index of waiting deliveries.
+pub const PARKED: i64 = i64::MAX;
+
+/// The statuses whose subscriptions park their deliveries, as an SQL list.
+fn parking_statuses() -> String {
+    SubscriptionStatus::ALL
+        .iter()
+        .filter(|s| s.parks_deliveries())
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// SQL for when a delivery is next attempted: never while its subscription (whose status
+/// is the SQL expression `status`) parks deliveries, else at `due` (an SQL expression).
+fn next_attempt(status: &str, due: &str) -> String {
+    format!(
+        "CASE WHEN {status} IN ({}) THEN {PARKED} ELSE {due} END",
+        parking_statuses()
+    )
+}
+
+/// The status of a delivery's subscription, in a statement on `webhook_deliveries`.
+const ITS_SUBSCRIPTION_STATUS: &str =
+    "(SELECT w.status FROM webhooks w WHERE w.id = webhook_deliveries.webhook_id)";
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Attempt {
@@ -85,7 +125,10 @@ pub struct Attempt {
 
 /// Creates the event's deliveries: one per subscription of the audience whose topic
 /// covers the event's (`orders` covers `orders.updated.shipped`), that still receives
-/// events, and that does not skip its own app's changes. One statement.
+/// events, and that does not skip its own app's changes; parked for a subscription that
+/// parks them. One statement. On PostgreSQL it reads each subscription under the key-share
+/// lock its deliveries' foreign key takes anyway, so that a subscription reactivated
+/// meanwhile is seen as it is once reactivated, and never left with a parked delivery.
 pub async fn fan_out(
     tx: &mut Tx,
     event_id: i64,
@@ -109,16 +152,21 @@ pub async fn fan_out(
         .filter(|s| s.receives_events())
         .map(|s| Arg::Text(s.as_str().to_owned()))
         .collect();
+    let now = p.bind(Arg::Int(now.as_micros()));
+    let lock = match tx.backend() {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR KEY SHARE OF w",
+    };
     let sql = format!(
         "INSERT INTO webhook_deliveries (webhook_id, event_id, topic, resource_key, status, next_attempt_on, \
          created_on, updated_on) \
-         SELECT w.id, {event}, {topic}, {resource}, 'pending', {now}, {now}, {now} FROM webhooks w \
+         SELECT w.id, {event}, {topic}, {resource}, 'pending', {next}, {now}, {now} FROM webhooks w \
          WHERE w.account_id = {account} AND {audience} AND w.status IN ({receiving}) \
          AND (w.topic = {topic} OR substr({topic}, 1, length(w.topic) + 1) = w.topic || '.') \
-         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR {app} IS NULL OR w.app_id <> {app})",
+         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR {app} IS NULL OR w.app_id <> {app}){lock}",
         event = p.bind(Arg::Int(event_id)),
         resource = p.bind(Arg::Text(format!("{}:{}", event.item_type, event.item_id))),
-        now = p.bind(Arg::Int(now.as_micros())),
+        next = next_attempt("w.status", &now),
         account = p.bind(Arg::Int(event.account_id)),
         receiving = p.bind_all(receiving),
     );
@@ -401,6 +449,113 @@ pub async fn finish(
     Ok(recorded.into_iter().map(|(id, _)| id).collect())
 }
 
+/// Parks the pending deliveries of those of these subscriptions that park deliveries (the
+/// caller has locked them): claimed ones too, which their attempt's outcome moves on from
+/// anyway, and which a node that dies leaves parked rather than due.
+pub async fn park(tx: &mut Tx, webhook_ids: &[i64]) -> Result<()> {
+    if webhook_ids.is_empty() {
+        return Ok(());
+    }
+    let mut p = Params::new();
+    let ids = p.bind_all(webhook_ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "UPDATE webhook_deliveries SET next_attempt_on = {PARKED} WHERE status = 'pending' \
+         AND webhook_id IN ({ids}) AND next_attempt_on < {PARKED} \
+         AND webhook_id IN (SELECT id FROM webhooks WHERE id IN ({ids}) AND status IN ({}))",
+        parking_statuses()
+    );
+    execute_bound(tx, sql, p.args()).await
+}
+
+/// Makes a subscription's parked deliveries due now, oldest first (the caller has locked
+/// it, and it no longer parks deliveries).
+pub async fn unpark(tx: &mut Tx, webhook_id: i64, now: Timestamp) -> Result<()> {
+    let sql = format!(
+        "UPDATE webhook_deliveries SET next_attempt_on = $2 \
+         WHERE status = 'pending' AND webhook_id = $1 AND next_attempt_on = {PARKED}"
+    );
+    let unparked = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(webhook_id)
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
+    })?;
+    if unparked > 0 {
+        announce(tx).await?;
+    }
+    Ok(())
+}
+
+/// Deliveries parked after a point, by subscription.
+pub struct Parked {
+    pub webhook_ids: Vec<i64>,
+    /// The newest delivery parked: the point to look after next time.
+    pub newest: i64,
+}
+
+/// The subscriptions with deliveries parked since delivery `after` was, if any (their
+/// backlog may have grown).
+pub async fn parked_after(db: &Database, after: i64) -> Result<Option<Parked>> {
+    let sql = format!(
+        "SELECT webhook_id, MAX(id) FROM webhook_deliveries \
+         WHERE status = 'pending' AND next_attempt_on = {PARKED} AND id > $1 GROUP BY webhook_id"
+    );
+    let found: Vec<(i64, i64)> = with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(after)
+            .fetch_all(c)
+            .await
+    })?;
+    Ok(found
+        .iter()
+        .map(|&(_, newest)| newest)
+        .max()
+        .map(|newest| Parked {
+            webhook_ids: found.iter().map(|&(webhook_id, _)| webhook_id).collect(),
+            newest,
+        }))
+}
+
+/// Skips the parked deliveries of these subscriptions beyond their newest `keep`, with a
+/// note saying why, after locking the subscriptions (a reactivation makes their deliveries
+/// due under the same lock). One statement per subscription, on the index of waiting
+/// deliveries. Answers how many were skipped.
+pub async fn skip_beyond_backlog(
+    db: &Database,
+    webhook_ids: &[i64],
+    keep: u32,
+    now: Timestamp,
+) -> Result<u64> {
+    let parked = format!("status = 'pending' AND webhook_id = $1 AND next_attempt_on = {PARKED}");
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'skipped', last_error = $3, updated_on = $4 \
+         WHERE {parked} AND id <= (SELECT id FROM webhook_deliveries WHERE {parked} \
+         ORDER BY id DESC LIMIT 1 OFFSET $2)"
+    );
+    let note = format!(
+        "skipped: more than {keep} deliveries were waiting for the webhook to be reactivated"
+    );
+    let mut tx = db.begin().await?;
+    crate::webhooks::lock_in_id_order(&mut tx, webhook_ids).await?;
+    let mut skipped = 0;
+    for &webhook_id in webhook_ids {
+        skipped += with_conn!(Exec::Tx(&mut tx), |c| {
+            sqlx::query(sqlx::AssertSqlSafe(sql.clone()))
+                .bind(webhook_id)
+                .bind(i64::from(keep))
+                .bind(&note)
+                .bind(now.as_micros())
+                .execute(c)
+                .await
+                .map(|done| done.rows_affected())
+        })?;
+    }
+    tx.commit().await?;
+    Ok(skipped)
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct DeliveryFilter {
     pub statuses: Option<Vec<DeliveryStatus>>,
@@ -482,24 +637,27 @@ pub async fn find<'a>(
     .map_err(Into::into)
 }
 
-/// Sends a delivery again now, as a manual attempt, whatever became of it.
+/// Sends a delivery again now, as a manual attempt, whatever became of it (parked, if its
+/// subscription parks deliveries). The caller has locked the subscription.
 pub async fn redeliver(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Delivery> {
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'pending', trigger = 'manual', next_attempt_on = {}, \
+         updated_on = $2 WHERE id = $1 RETURNING {}",
+        next_attempt(ITS_SUBSCRIPTION_STATUS, "$2"),
+        columns!()
+    );
     let delivery = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Delivery>(concat!(
-            "UPDATE webhook_deliveries SET status = 'pending', trigger = 'manual', next_attempt_on = $2, \
-             updated_on = $2 WHERE id = $1 RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
+        sqlx::query_as::<_, Delivery>(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(now.as_micros())
+            .fetch_one(c)
+            .await
     })?;
     announce(tx).await?;
     Ok(delivery)
 }
 
-/// A replay of a subscription's failed deliveries created in `[since, until)`.
+/// A replay of a subscription's failed and skipped deliveries created in `[since, until)`.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Replay {
     pub id: i64,
@@ -519,8 +677,9 @@ pub struct Progress {
     pub failed: i64,
 }
 
-/// Sends the failed deliveries of `[since, until)` again; the dispatchers work through
-/// them like any other due delivery.
+/// Sends the failed and skipped deliveries of `[since, until)` again; the dispatchers work
+/// through them like any other due delivery (parked, if the subscription parks
+/// deliveries). The caller has locked the subscription.
 pub async fn replay(
     tx: &mut Tx,
     webhook_id: i64,
@@ -540,20 +699,22 @@ pub async fn replay(
         .fetch_one(c)
         .await
     })?;
+    let sql = format!(
+        "UPDATE webhook_deliveries SET status = 'pending', trigger = 'replay', replay_id = $2, \
+         next_attempt_on = {}, updated_on = $5 \
+         WHERE webhook_id = $1 AND status IN ('failed', 'skipped') AND created_on >= $3 AND created_on < $4",
+        next_attempt(ITS_SUBSCRIPTION_STATUS, "$5")
+    );
     let marked = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE webhook_deliveries SET status = 'pending', trigger = 'replay', replay_id = $2, \
-             next_attempt_on = $5, updated_on = $5 \
-             WHERE webhook_id = $1 AND status = 'failed' AND created_on >= $3 AND created_on < $4",
-        )
-        .bind(webhook_id)
-        .bind(id)
-        .bind(since.as_micros())
-        .bind(until.as_micros())
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|done| done.rows_affected())
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(webhook_id)
+            .bind(id)
+            .bind(since.as_micros())
+            .bind(until.as_micros())
+            .bind(now.as_micros())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
     })?;
     let marked = i64::try_from(marked).unwrap_or(i64::MAX);
     let replay = with_conn!(Exec::Tx(tx), |c| {

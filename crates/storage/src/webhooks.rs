@@ -11,7 +11,7 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::{tenant_rows, webhook_deliveries};
 
 #[derive(Clone, PartialEq, sqlx::FromRow)]
 pub struct Webhook {
@@ -175,7 +175,8 @@ pub async fn update_settings(
     .map_err(Into::into)
 }
 
-/// Sets a subscription's status and counters (reactivation, manual disabling).
+/// Sets a subscription's status and counters (reactivation, manual disabling), and parks
+/// or unparks its deliveries to match. The caller has locked it.
 pub async fn set_health(tx: &mut Tx, id: i64, health: Health, now: Timestamp) -> Result<Webhook> {
     let webhook = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_as::<_, Webhook>(concat!(
@@ -192,7 +193,10 @@ pub async fn set_health(tx: &mut Tx, id: i64, health: Health, now: Timestamp) ->
         .await
     })?;
     if health.status == SubscriptionStatus::Active {
+        webhook_deliveries::unpark(tx, id, now).await?;
         tx.wake_dispatcher_on_commit();
+    } else {
+        webhook_deliveries::park(tx, &[id]).await?;
     }
     Ok(webhook)
 }
@@ -224,7 +228,8 @@ pub async fn rotate_secret(
 }
 
 /// Puts a subscription back to `pending` with a verification ping due now (its URL
-/// changed, and the new target must consent).
+/// changed, and the new target must consent); what it had parked waits for that. The
+/// caller has locked it.
 pub async fn await_verification(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Webhook> {
     let webhook = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_as::<_, Webhook>(concat!(
@@ -238,6 +243,7 @@ pub async fn await_verification(tx: &mut Tx, id: i64, now: Timestamp) -> Result<
         .fetch_one(c)
         .await
     })?;
+    webhook_deliveries::unpark(tx, id, now).await?;
     tx.wake_dispatcher_on_commit();
     Ok(webhook)
 }
@@ -354,7 +360,7 @@ pub async fn claim_verifications(
 
 /// Records a verification's outcome, if the subscription is still the pending one `node`
 /// leased until `lease_until` (a ping that outlasted its claim may have been repeated by
-/// whoever took it over, and that one counts).
+/// whoever took it over, and that one counts). A failed one parks what it was sent.
 pub async fn finish_verification(
     tx: &mut Tx,
     id: i64,
@@ -386,6 +392,8 @@ pub async fn finish_verification(
     })?;
     if error.is_none() {
         tx.wake_dispatcher_on_commit();
+    } else {
+        webhook_deliveries::park(tx, &[id]).await?;
     }
     Ok(())
 }
@@ -401,9 +409,10 @@ pub struct Outcome<'a> {
     pub at: Timestamp,
 }
 
-/// Locks subscriptions for recording attempts' outcomes — in id order, and before any
-/// delivery row, as deleting a subscription does — and answers them as they are.
-pub async fn lock_for_outcomes(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>> {
+/// Locks subscriptions before their deliveries are changed (attempts' outcomes, backlogs)
+/// — in id order, and before any delivery row, as deleting a subscription does — and
+/// answers them as they are.
+pub async fn lock_in_id_order(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -424,7 +433,9 @@ pub async fn lock_for_outcomes(tx: &mut Tx, ids: &[i64]) -> Result<Vec<Webhook>>
 }
 
 /// Applies attempts' outcomes, in order, to the health of subscriptions locked by
-/// [`lock_for_outcomes`]; writes only those that changed. Answers their new health.
+/// [`lock_in_id_order`]; writes only those that changed, and parks the deliveries of those
+/// that are not active now (those just failed or disabled, and the late outcomes of ones
+/// that were already). Answers the new health of those that changed.
 pub async fn record_outcomes(
     tx: &mut Tx,
     locked: &[Webhook],
@@ -433,6 +444,7 @@ pub async fn record_outcomes(
     now: Timestamp,
 ) -> Result<Vec<(i64, Health)>> {
     let mut changed = Vec::new();
+    let mut parking = Vec::new();
     for webhook in locked {
         let before = webhook.health();
         let mut health = before;
@@ -444,6 +456,9 @@ pub async fn record_outcomes(
                 last_error = Some((error, o.at));
             }
             pause_until = pause_until.max(o.pause_until);
+        }
+        if health.status.parks_deliveries() {
+            parking.push(webhook.id);
         }
         if health == before && last_error.is_none() && pause_until.is_none() {
             continue;
@@ -465,5 +480,6 @@ pub async fn record_outcomes(
         crate::products::execute_bound(tx, sql, p.args()).await?;
         changed.push((webhook.id, health));
     }
+    webhook_deliveries::park(tx, &parking).await?;
     Ok(changed)
 }

@@ -632,8 +632,8 @@ struct ReplayInput {
     until: Option<String>,
 }
 
-/// Sends again every failed delivery created in `[since, until)`; its progress is at the
-/// replay's address.
+/// Sends again every failed or skipped delivery created in `[since, until)`; its progress
+/// is at the replay's address.
 async fn replay(
     State(state): State<AppState>,
     auth: Auth,

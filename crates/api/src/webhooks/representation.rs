@@ -202,7 +202,8 @@ pub fn delivery_resource(
         status: delivery.status,
         trigger: delivery.trigger,
         attempts: delivery.attempts,
-        next_attempt_on: (delivery.status == DeliveryStatus::Pending)
+        // None while parked: it waits for the webhook's reactivation, not for a time.
+        next_attempt_on: (delivery.status == DeliveryStatus::Pending && !delivery.is_parked())
             .then(|| Timestamp::from_micros(delivery.next_attempt_on)),
         last_status_code: delivery.last_status_code,
         last_error: delivery.last_error.as_deref(),

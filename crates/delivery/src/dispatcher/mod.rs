@@ -8,6 +8,9 @@
 //! and another node sends again (with the same `webhook-id`). A slow or failing target
 //! holds at most `per_webhook` of the `max_in_flight` slots.
 //!
+//! A failed or disabled subscription's deliveries are parked until it is reactivated; the
+//! dispatcher keeps each one's parked backlog to `max_backlog`, skipping the oldest.
+//!
 //! Claimed deliveries wait in per-subscription [`lanes`]; finished attempts are recorded
 //! in batches by the [`recorder`]. A node that is shut down gives back what waits and lets
 //! its attempts in flight end and be recorded, so that it leaves no claim for another node
@@ -18,11 +21,11 @@ mod recorder;
 
 use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::webhook::FailurePolicy;
+use domain::webhook::{DEFAULT_MAX_BACKLOG, FailurePolicy};
 use domain::{Clock, Timestamp};
 use storage::secret_box::SecretBox;
 use storage::webhook_deliveries::{self, Delivery};
@@ -44,6 +47,8 @@ pub struct DispatcherConfig {
     pub public_url: String,
     pub guard: Guard,
     pub policy: FailurePolicy,
+    /// Parked deliveries a subscription keeps: beyond, the oldest are skipped.
+    pub max_backlog: u32,
     pub connect_timeout: Duration,
     pub total_timeout: Duration,
     /// How long a claim holds: longer than an attempt can take.
@@ -65,6 +70,7 @@ impl DispatcherConfig {
             public_url,
             guard,
             policy: FailurePolicy::default(),
+            max_backlog: DEFAULT_MAX_BACKLOG,
             connect_timeout: Duration::from_secs(5),
             total_timeout: Duration::from_secs(15),
             lease: Duration::from_secs(60),
@@ -92,6 +98,8 @@ pub struct Dispatcher {
     /// Whether due deliveries may be waiting beyond what this node holds: the last claim
     /// scanned to its limit, or left out full lanes, or some were given back.
     backlog: AtomicBool,
+    /// The newest parked delivery seen: backlogs have been bounded since it was parked.
+    parked_seen: AtomicI64,
     /// Set by [`Dispatcher::stop`]: nothing more is claimed or sent.
     stopping: AtomicBool,
     /// Rung when the dispatcher is asked to stop.
@@ -153,6 +161,7 @@ impl Dispatcher {
             client,
             freed: Notify::new(),
             backlog: AtomicBool::new(false),
+            parked_seen: AtomicI64::new(0),
             stopping: AtomicBool::new(false),
             stop_requested: Notify::new(),
             finished,
@@ -216,12 +225,16 @@ impl Dispatcher {
         self.lanes.lock().expect("the lanes are never poisoned")
     }
 
-    /// Claims and starts whatever is due now; pings pending subscriptions too unless only
-    /// a lane was freed.
+    /// Claims and starts whatever is due now; pings pending subscriptions and bounds
+    /// parked backlogs too unless only a lane was freed.
     async fn tick(self: Arc<Self>, with_pings: bool) -> storage::Result<()> {
         let now = self.clock.now();
         let lease_until = now.plus(self.config.lease);
         if with_pings {
+            // Sending goes on even if bounding fails: the backlog waits for the next look.
+            if let Err(err) = self.bound_backlogs(now).await {
+                tracing::warn!(error = %err, "cannot bound parked webhook backlogs; retrying");
+            }
             for webhook in
                 webhooks::claim_verifications(&self.db, &self.config.node, now, lease_until, 16)
                     .await?
@@ -262,6 +275,32 @@ impl Dispatcher {
                 break;
             }
         }
+        Ok(())
+    }
+
+    /// Skips the oldest parked deliveries of subscriptions that parked more since the last
+    /// look than their backlog holds. Every node does it; it is the same work done again.
+    /// A delivery whose transaction commits after a newer one was seen is counted at its
+    /// subscription's next event.
+    async fn bound_backlogs(&self, now: Timestamp) -> storage::Result<()> {
+        let seen = self.parked_seen.load(Ordering::SeqCst);
+        let Some(parked) = webhook_deliveries::parked_after(&self.db, seen).await? else {
+            return Ok(());
+        };
+        let skipped = webhook_deliveries::skip_beyond_backlog(
+            &self.db,
+            &parked.webhook_ids,
+            self.config.max_backlog,
+            now,
+        )
+        .await?;
+        if skipped > 0 {
+            tracing::info!(
+                skipped,
+                "skipped parked webhook deliveries beyond the backlog"
+            );
+        }
+        self.parked_seen.fetch_max(parked.newest, Ordering::SeqCst);
         Ok(())
     }
 

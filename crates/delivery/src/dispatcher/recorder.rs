@@ -121,7 +121,7 @@ async fn record(dispatcher: &Arc<Dispatcher>, batch: &[Attempted]) -> storage::R
     let webhook_ids: Vec<i64> = batch.iter().map(|a| a.claimed.webhook().id).collect();
     let now = dispatcher.clock.now();
     let mut tx = dispatcher.db.begin_lease_work().await?;
-    let locked = webhooks::lock_for_outcomes(&mut tx, &webhook_ids).await?;
+    let locked = webhooks::lock_in_id_order(&mut tx, &webhook_ids).await?;
     let recorded =
         webhook_deliveries::finish(&mut tx, &dispatcher.config.node, &finished, now).await?;
     // Only attempts made under a claim still held count: an attempt that outlasted its

@@ -10,6 +10,7 @@ use domain::Clock;
 use domain::clock::ManualClock;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
+use server::ServeConfig;
 
 use crate::on_both_backends;
 use crate::receiver::{Pong, Received, Receiver, Reply};
@@ -22,6 +23,9 @@ on_both_backends!(
     failures_count_then_fail_and_gone_disables_at_once,
     reactivation_sends_what_was_kept_and_history_shows_every_attempt,
     subscriptions_are_checked_and_scoped,
+    targets_must_be_globally_reachable_however_written,
+    a_disabled_subscription_keeps_its_events_until_reactivated,
+    parked_backlogs_keep_their_newest_and_skip_the_rest_replayably,
     per_resource_ordering_holds_back_only_the_same_resource,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
@@ -41,19 +45,31 @@ async fn hub_with(
     max_errors: u32,
     timeout: Duration,
 ) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+    hub_configured(backend, move |c| {
+        c.webhook_timeout = timeout;
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors,
+            max_exhausted: 3,
+        };
+    })
+    .await
+}
+
+/// A server whose webhooks may reach loopback, polling quickly, with a manual clock, and
+/// with what `configure` changes.
+async fn hub_configured(
+    backend: Backend,
+    configure: impl FnOnce(&mut ServeConfig),
+) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
     let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
     let manual = clock.clone();
     let s = TestServer::start_with(backend, move |c| {
         c.clock = manual;
         c.webhook_allowed_networks = vec![("127.0.0.0".parse().unwrap(), 8)];
         c.webhook_poll = Duration::from_millis(50);
-        c.webhook_timeout = timeout;
         // Tokens outlive the hours the tests move the clock on by.
         c.access_token_ttl = Duration::from_secs(30 * 86_400);
-        c.webhook_policy = domain::webhook::FailurePolicy {
-            max_errors,
-            max_exhausted: 3,
-        };
+        configure(c);
     })
     .await?;
     Some((s, clock, Receiver::start().await))
@@ -601,7 +617,8 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
-    // Disabled by hand: events are kept for it no more, owed deliveries are.
+    // Disabled by hand: what it owes waits, parked (new events' deliveries too: see
+    // `a_disabled_subscription_keeps_its_events_until_reactivated`).
     receiver.answer_always(Reply::status(503));
     s.create_product(&token, json!({"title": "Owed", "price": 1}))
         .await;
@@ -616,11 +633,13 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     assert_eq!(status, StatusCode::OK);
     assert_eq!(disabled["status"], "disabled");
     assert!(disabled["_links"].get("webhooks:disable").is_none());
-    s.create_product(&token, json!({"title": "Missed", "price": 1}))
-        .await;
+    let owed = history_until(&s, &token, &webhook, "the owed delivery parked", |h| {
+        h.len() == 1 && h[0]["next_attempt_on"].is_null()
+    })
+    .await;
+    assert_eq!(owed[0]["status"], "pending", "{owed:?}");
     receiver.answer_always(Reply::ok());
     clock.advance_secs(3_600);
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         receiver.deliveries().len(),
         1,
@@ -925,6 +944,353 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
     let _ = s.clock.now();
+}
+
+/// Targets that are not globally reachable are refused, also when written as IPv6 forms
+/// that lead to an IPv4 address. The server allows 127.0.0.0/8: that lets through
+/// `::ffff:127.0.0.1`, which is a connection to 127.0.0.1 itself, and nothing that reaches
+/// 127.x through a translator, relay or tunnel.
+async fn targets_must_be_globally_reachable_however_written(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
+    let refused = [
+        // IPv4-translated, IPv4-compatible and other reserved space.
+        "http://[::ffff:0:7f00:1]/h",
+        "http://[::ffff:0:a9fe:a9fe]/h",
+        "http://[::ffff:0:a00:1]/h",
+        "http://[::127.0.0.1]/h",
+        "http://[::1:0:0:7f00:1]/h",
+        // NAT64, local-use NAT64, 6to4 and Teredo leading to loopback or metadata.
+        "http://[64:ff9b::127.0.0.1]/h",
+        "http://[64:ff9b::a9fe:a9fe]/h",
+        "http://[64:ff9b:1::808:808]/h",
+        "http://[2002:7f00:1::1]/h",
+        "http://[2001::1]/h",
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h",
+        // Other blocks that are not globally reachable.
+        "http://[::ffff:169.254.169.254]/h",
+        "http://192.0.0.8/h",
+        "http://192.88.99.1/h",
+        "http://[2001:2::1]/h",
+        "http://[2001:20::1]/h",
+        "http://[3fff::1]/h",
+        "http://[fd00:ec2::254]/h",
+    ];
+    for url in refused {
+        let (status, answer) = s
+            .call(
+                Method::POST,
+                &path,
+                &token,
+                Some(json!({"topic": "products", "url": url})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{url}: {answer}");
+        assert_eq!(error_fields(&answer), ["url"], "{url}");
+    }
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM webhooks").await, 0);
+    // The IPv4-mapped spelling of an allowed address is that address.
+    let port = receiver.url.rsplit(':').next().unwrap();
+    let mapped = subscribe(
+        &s,
+        &token,
+        json!({"topic": "products", "url": format!("http://[::ffff:127.0.0.1]:{port}/h")}),
+    )
+    .await;
+    // A subscription cannot be moved to such a target either.
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/webhooks/{}", mapped["id"]),
+            &token,
+            Some(json!({"url": "http://[64:ff9b::7f00:1]/h"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+    assert_eq!(error_fields(&answer), ["url"]);
+}
+
+/// A webhook's delivery history, oldest first.
+async fn delivery_history(s: &TestServer, token: &str, webhook: &Value) -> Vec<Value> {
+    let (status, page) = s
+        .get_json(
+            &format!(
+                "/v2/webhooks/{}/deliveries?sort=id.asc&per_page=200",
+                webhook["id"]
+            ),
+            token,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["_embedded"]["items"].as_array().unwrap().clone()
+}
+
+/// Waits (boundedly) until `done` holds for a webhook's delivery history, oldest first.
+async fn history_until(
+    s: &TestServer,
+    token: &str,
+    webhook: &Value,
+    what: &str,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    for _ in 0..200 {
+        let history = delivery_history(s, token, webhook).await;
+        if done(&history) {
+            return history;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!(
+        "timed out waiting for {what}: {:?}",
+        delivery_history(s, token, webhook).await
+    );
+}
+
+/// The event sequence numbers of what `webhook` received, in arrival order.
+fn sequences_received(received: &[Received], webhook: &Value) -> Vec<i64> {
+    received
+        .iter()
+        .filter(|r| !r.is_ping() && webhook_of(r) == webhook["id"].as_i64().unwrap())
+        .map(|r| r.json()["sequence"].as_i64().unwrap())
+        .collect()
+}
+
+/// The event sequence numbers of deliveries in a history, and their statuses.
+fn sequences_and_statuses(history: &[Value]) -> Vec<(i64, String)> {
+    history
+        .iter()
+        .map(|d| {
+            (
+                d["sequence"].as_i64().unwrap(),
+                d["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Changes a product's title.
+async fn retitle(s: &TestServer, token: &str, product: &Value, title: &str) {
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/products/{}", product["id"]),
+            token,
+            Some(json!({"title": title})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+}
+
+/// Calls one of a webhook's actions (`disable`, `reactivate`), expecting the new status.
+async fn act_on(s: &TestServer, token: &str, webhook: &Value, action: &str, expected: &str) {
+    let (status, answer) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/webhooks/{}/{action}", webhook["id"]),
+            token,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{action}: {answer}");
+    assert_eq!(answer["status"], expected, "{action}: {answer}");
+}
+
+async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Backend) {
+    let Some((s, _clock, receiver)) = hub(backend).await else {
+        return;
+    };
+    let token = s.owner_token().await;
+    // The sentinel hears the same changes: once it has, the dispatcher has had the
+    // disabled subscription's deliveries (made in the same transactions) to send.
+    let [kept, sentinel] = active_subscriptions(
+        &s,
+        &token,
+        [
+            json!({"topic": "products", "url": receiver.url("/kept"), "ordering": "per_resource"}),
+            json!({"topic": "products", "url": receiver.url("/sentinel")}),
+        ],
+    )
+    .await;
+    act_on(&s, &token, &kept, "disable", "disabled").await;
+    let product = s
+        .create_product(&token, json!({"title": "v0", "price": 1}))
+        .await;
+    for title in ["v1", "v2"] {
+        retitle(&s, &token, &product, title).await;
+    }
+    let received = receiver
+        .wait_until("the sentinel's three deliveries", |r| {
+            sequences_received(r, &sentinel).len() >= 3
+        })
+        .await;
+    let mut changes = sequences_received(&received, &sentinel);
+    changes.sort_unstable();
+    // Nothing went out while disabled; every change waits, parked, in the history.
+    assert_eq!(sequences_received(&received, &kept), [0_i64; 0]);
+    let waiting = delivery_history(&s, &token, &kept).await;
+    let pending: Vec<(i64, String)> = changes.iter().map(|&c| (c, "pending".into())).collect();
+    assert_eq!(sequences_and_statuses(&waiting), pending, "{waiting:?}");
+    for delivery in &waiting {
+        assert_eq!(delivery["next_attempt_on"], Value::Null, "{delivery}");
+        assert_eq!(delivery["attempts"], 0, "{delivery}");
+    }
+    // Reactivated, it sends each change once, in order.
+    act_on(&s, &token, &kept, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the kept deliveries", |r| {
+            sequences_received(r, &kept).len() >= 3
+        })
+        .await;
+    assert_eq!(sequences_received(&received, &kept), changes);
+    // A later change follows them (it waits for them, as they are about the same product),
+    // and none of them came twice.
+    retitle(&s, &token, &product, "v3").await;
+    let received = receiver
+        .wait_until("the later change", |r| {
+            sequences_received(r, &kept).len() >= 4
+        })
+        .await;
+    let arrived = sequences_received(&received, &kept);
+    assert_eq!(arrived[..3], changes[..], "{arrived:?}");
+    assert!(arrived[3] > changes[2], "{arrived:?}");
+    let sent = history_until(&s, &token, &kept, "four deliveries succeeded", |h| {
+        h.len() == 4 && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
+    assert!(sent.iter().all(|d| d["attempts"] == 1), "{sent:?}");
+}
+
+/// Failed and disabled subscriptions keep the newest `webhook_max_backlog` deliveries
+/// parked; the older ones are skipped, shown in the history, and replayable.
+async fn parked_backlogs_keep_their_newest_and_skip_the_rest_replayably(backend: Backend) {
+    let Some((s, clock, receiver)) = hub_configured(backend, |c| {
+        c.webhook_max_backlog = 3;
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors: 1,
+            max_exhausted: 3,
+        };
+    })
+    .await
+    else {
+        return;
+    };
+    let token = s.owner_token().await;
+    // One failed attempt fails a subscription: this one's first delivery is owed.
+    let [failed] = active_subscriptions(
+        &s,
+        &token,
+        [json!({"topic": "products", "url": receiver.url("/failed"), "ordering": "per_resource"})],
+    )
+    .await;
+    receiver.answer_next(Reply::status(500));
+    let product = s
+        .create_product(&token, json!({"title": "v0", "price": 1}))
+        .await;
+    let status = settled_status(&s, &token, &failed["id"], "active").await;
+    assert_eq!(status["status"], "failed", "{status}");
+    let [disabled, sentinel] = active_subscriptions(
+        &s,
+        &token,
+        [
+            json!({"topic": "products", "url": receiver.url("/disabled"), "ordering": "per_resource"}),
+            json!({"topic": "products", "url": receiver.url("/sentinel")}),
+        ],
+    )
+    .await;
+    act_on(&s, &token, &disabled, "disable", "disabled").await;
+    for title in ["v1", "v2", "v3", "v4", "v5"] {
+        retitle(&s, &token, &product, title).await;
+    }
+    let received = receiver
+        .wait_until("the sentinel's five deliveries", |r| {
+            sequences_received(r, &sentinel).len() >= 5
+        })
+        .await;
+    let mut changes = sequences_received(&received, &sentinel);
+    changes.sort_unstable();
+    let owed = delivery_history(&s, &token, &failed).await[0]["sequence"]
+        .as_i64()
+        .unwrap();
+    // Each keeps its newest three; the older ones are skipped, saying why.
+    let expect = |skipped: &[i64], kept: &[i64]| -> Vec<(i64, String)> {
+        let skipped = skipped.iter().map(|&c| (c, "skipped".to_owned()));
+        skipped
+            .chain(kept.iter().map(|&c| (c, "pending".to_owned())))
+            .collect()
+    };
+    let skipped_of_disabled = &changes[..2];
+    let skipped_of_failed = [owed, changes[0], changes[1]];
+    let newest = &changes[2..];
+    for (webhook, skipped) in [
+        (&disabled, skipped_of_disabled),
+        (&failed, &skipped_of_failed[..]),
+    ] {
+        let history = history_until(&s, &token, webhook, "the backlog bounded", |h| {
+            h.iter().filter(|d| d["status"] == "skipped").count() == skipped.len()
+        })
+        .await;
+        assert_eq!(
+            sequences_and_statuses(&history),
+            expect(skipped, newest),
+            "{history:?}"
+        );
+        for delivery in &history[..skipped.len()] {
+            let note = delivery["last_error"].as_str().unwrap();
+            assert!(note.contains("more than 3 deliveries"), "{note}");
+            assert_eq!(delivery["next_attempt_on"], Value::Null);
+        }
+    }
+    // Reactivated, each sends the three it kept, in order, and nothing it skipped.
+    let before = receiver.received();
+    assert_eq!(sequences_received(&before, &failed), [owed]);
+    assert_eq!(sequences_received(&before, &disabled), [0_i64; 0]);
+    act_on(&s, &token, &disabled, "reactivate", "active").await;
+    act_on(&s, &token, &failed, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the kept deliveries", |r| {
+            sequences_received(r, &disabled).len() >= 3 && sequences_received(r, &failed).len() >= 4
+        })
+        .await;
+    assert_eq!(sequences_received(&received, &disabled), newest);
+    assert_eq!(sequences_received(&received, &failed)[1..], newest[..]);
+    let settled = history_until(&s, &token, &disabled, "the kept ones sent", |h| {
+        h.iter().filter(|d| d["status"] == "succeeded").count() == 3
+    })
+    .await;
+    assert_eq!(
+        settled.iter().filter(|d| d["status"] == "skipped").count(),
+        2,
+        "{settled:?}"
+    );
+    // A replay sends the skipped ones, oldest first. (Its window ends now, and the
+    // clock has stood still since they were made.)
+    clock.advance_secs(1);
+    let (status, replay) = s
+        .call(
+            Method::POST,
+            &format!("/v2/webhooks/{}/replays", disabled["id"]),
+            &token,
+            Some(json!({"since": "2000-01-01"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{replay}");
+    assert_eq!(replay["deliveries"], 2);
+    let received = receiver
+        .wait_until("the replayed deliveries", |r| {
+            sequences_received(r, &disabled).len() >= 5
+        })
+        .await;
+    assert_eq!(
+        sequences_received(&received, &disabled)[3..],
+        skipped_of_disabled[..]
+    );
+    history_until(&s, &token, &disabled, "every delivery sent", |h| {
+        h.len() == 5 && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
 }
 
 /// The product ids of the deliveries received, in arrival order, with their topics.

@@ -13,6 +13,7 @@ mod cli;
 mod collections;
 mod conditional;
 mod credentials;
+mod fuzz;
 mod grants;
 mod http_kernel;
 mod idempotency;

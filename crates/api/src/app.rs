@@ -20,7 +20,8 @@ use tracing::Span;
 use crate::kernel::error::ApiError;
 use crate::kernel::request_id::RandomRequestId;
 use crate::kernel::{
-    auth, conditional, framework_errors, idempotency, metrics, query_count, rate_limit, versioning,
+    auth, conditional, framework_errors, idempotency, metrics, query, query_count, rate_limit,
+    versioning,
 };
 use crate::state::AppState;
 use crate::{
@@ -69,6 +70,7 @@ pub fn router(state: AppState) -> Router {
         .merge(assets::file_routes())
         .merge(operations)
         .fallback(not_found)
+        .layer(from_fn(query::guard))
         .with_state(state.clone())
         .merge(oauth::routes(state.auth.clone()))
         .layer(

@@ -60,16 +60,30 @@ impl Timestamp {
         )
     }
 
-    /// Accepts an RFC 3339 date-time (any offset) or a bare `YYYY-MM-DD` (midnight UTC).
+    /// The earliest instant the API takes or shows: 0000-01-01T00:00:00Z.
+    pub const MIN: Self = Self(-62_167_219_200 * 1_000_000);
+    /// The latest: 9999-12-31T23:59:59.999999Z. RFC 3339 writes no year outside
+    /// 0000–9999, so an instant that an offset moves out of them could not be shown.
+    pub const MAX: Self = Self(253_402_300_800 * 1_000_000 - 1);
+
+    /// What a value `parse` refuses is told.
+    pub const MESSAGE: &'static str =
+        "must be an RFC 3339 date-time or a YYYY-MM-DD date, in the years 0000 to 9999";
+
+    /// Accepts an RFC 3339 date-time (any offset) or a bare `YYYY-MM-DD` (midnight UTC),
+    /// between `MIN` and `MAX`.
     pub fn parse(input: &str) -> Option<Self> {
-        if let Ok(dt) = OffsetDateTime::parse(input, &Rfc3339) {
-            let micros = dt.unix_timestamp_nanos() / 1_000;
-            return i64::try_from(micros).ok().map(Self);
-        }
-        let format = time::macros::format_description!("[year]-[month]-[day]");
-        let date = Date::parse(input, &format).ok()?;
-        let dt = date.midnight().assume_offset(UtcOffset::UTC);
-        Some(Self::from_secs(dt.unix_timestamp()))
+        let parsed = if let Ok(dt) = OffsetDateTime::parse(input, &Rfc3339) {
+            i64::try_from(dt.unix_timestamp_nanos() / 1_000)
+                .ok()
+                .map(Self)
+        } else {
+            let format = time::macros::format_description!("[year]-[month]-[day]");
+            let date = Date::parse(input, &format).ok()?;
+            let dt = date.midnight().assume_offset(UtcOffset::UTC);
+            Some(Self::from_secs(dt.unix_timestamp()))
+        };
+        parsed.filter(|t| (Self::MIN..=Self::MAX).contains(t))
     }
 }
 
@@ -143,6 +157,25 @@ mod tests {
         let day = Timestamp::parse("2026-11-22").unwrap();
         assert_eq!(day.to_rfc3339(), "2026-11-22T00:00:00Z");
         assert!(Timestamp::parse("22/11/2026").is_none());
+        assert_eq!(
+            Timestamp::parse("0000-01-01T00:00:00Z"),
+            Some(Timestamp::MIN)
+        );
+        assert_eq!(Timestamp::MIN.to_rfc3339(), "0000-01-01T00:00:00Z");
+        assert_eq!(Timestamp::MAX.to_rfc3339(), "9999-12-31T23:59:59Z");
+        assert_eq!(
+            Timestamp::parse("9999-12-31T23:59:59.999999Z"),
+            Some(Timestamp::MAX)
+        );
+        for outside in [
+            "9999-12-31T23:59:59-00:01",
+            "0000-01-01T00:00:00+00:01",
+            "10000-01-01",
+            "-0001-01-01",
+            "+10000-01-01T00:00:00Z",
+        ] {
+            assert_eq!(Timestamp::parse(outside), None, "{outside}");
+        }
         assert!(Timestamp::parse("2026-13-01").is_none());
     }
 

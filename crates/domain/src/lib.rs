@@ -4,11 +4,13 @@
 
 pub mod catalog;
 pub mod clock;
+pub mod limits;
 pub mod money;
 pub mod order;
 pub mod role;
 pub mod scope;
 pub mod shop;
+pub mod text;
 pub mod text_enum;
 pub mod topic;
 pub mod validation;

@@ -2,6 +2,10 @@
 
 use crate::data::currencies::CURRENCIES;
 
+/// The largest price, amount or stock level the API accepts: a thousand times it still
+/// fits in 64 bits, so sums of many amounts cannot overflow (see `limits`).
+pub const AMOUNT_MAX: i64 = 1_000_000_000_000_000;
+
 /// The number of minor-unit digits of an active ISO 4217 currency (`CLP` → 0, `USD` → 2),
 /// or `None` for an unknown code.
 pub fn minor_units(code: &str) -> Option<u8> {

@@ -2,7 +2,7 @@
 //! or cancelled before shipping), what each move does to stock, and the totals, all as
 //! pure functions.
 
-use crate::catalog::product::AMOUNT_MAX;
+use crate::money::AMOUNT_MAX;
 use crate::text_enum;
 use crate::topic;
 

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::data::timezones::TIMEZONES;
 use crate::money;
+use crate::text::TextKind;
 
 /// Every message about one field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,13 +94,7 @@ pub fn length(value: &str, max: usize) -> Result<(), String> {
     if value.chars().count() > max {
         return Err(format!("is too long (maximum is {max} characters)"));
     }
-    if value
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\r' && c != '\t')
-    {
-        return Err("contains control characters".into());
-    }
-    Ok(())
+    TextKind::Free.check(value)
 }
 
 /// A plausible e-mail address: one `@`, a local part, a dotted domain, no spaces.

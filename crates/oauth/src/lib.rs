@@ -4,6 +4,7 @@
 //! hashes, token digests).
 
 pub mod apps;
+mod control;
 mod endpoints;
 mod error;
 pub mod grant;

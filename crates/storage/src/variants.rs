@@ -2,7 +2,7 @@
 //! changes are single conditional updates, never a read followed by a write, so that
 //! concurrent changes neither get lost nor take stock below zero without backorders.
 
-use domain::Timestamp;
+use domain::{Timestamp, limits};
 use serde_json::{Map, Value};
 
 use crate::db::{Backend, Exec, Tx};
@@ -166,11 +166,15 @@ pub enum StockChange {
     Applied(Box<Variant>),
     /// The variant does not sell on backorder and has too little stock (this much).
     Insufficient(i64),
+    /// The stock (this much) would leave `limits::STOCK`.
+    OutOfRange(i64),
     NotFound,
 }
 
 /// Adds `delta` (negative to take) to the stock in one conditional update: it applies
-/// only while the result stays at or above zero, or the variant sells on backorder.
+/// only while the result stays at or above zero, or the variant sells on backorder, and
+/// within `limits::STOCK`. Stock and delta are both within that range, so the sum the
+/// database computes cannot overflow.
 pub async fn adjust_stock(
     tx: &mut Tx,
     product_id: i64,
@@ -178,23 +182,40 @@ pub async fn adjust_stock(
     delta: i64,
     now: Timestamp,
 ) -> Result<StockChange> {
+    if !limits::STOCK.contains(delta) {
+        return Ok(match find(&mut *tx, product_id, id).await? {
+            Some(variant) => StockChange::OutOfRange(variant.stock),
+            None => StockChange::NotFound,
+        });
+    }
     let changed = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_as::<_, Variant>(concat!(
             "UPDATE variants SET stock = stock + $3, updated_on = $4 \
-             WHERE id = $1 AND product_id = $2 AND (available_if_no_stock = TRUE OR stock + $3 >= 0) RETURNING ",
+             WHERE id = $1 AND product_id = $2 AND (available_if_no_stock = TRUE OR stock + $3 >= 0) \
+             AND stock + $3 BETWEEN $5 AND $6 RETURNING ",
             columns!()
         ))
         .bind(id)
         .bind(product_id)
         .bind(delta)
         .bind(now.as_micros())
+        .bind(limits::STOCK.min)
+        .bind(limits::STOCK.max)
         .fetch_optional(c)
         .await
     })?;
     Ok(match changed {
         Some(variant) => StockChange::Applied(Box::new(variant)),
         None => match find(&mut *tx, product_id, id).await? {
-            Some(variant) => StockChange::Insufficient(variant.stock),
+            Some(variant)
+                if variant
+                    .stock
+                    .checked_add(delta)
+                    .is_some_and(|stock| limits::STOCK.contains(stock)) =>
+            {
+                StockChange::Insufficient(variant.stock)
+            }
+            Some(variant) => StockChange::OutOfRange(variant.stock),
             None => StockChange::NotFound,
         },
     })

@@ -9,12 +9,14 @@ mod representation;
 
 use axum::Router;
 use axum::body::Body;
+use axum::extract::rejection::PathRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use base64::Engine;
-use domain::{FieldErrors, Scope, topic, validation};
+use domain::text::TextKind;
+use domain::{FieldErrors, Scope, limits, topic, validation};
 use imagesize::ImageType;
 use serde::Deserialize;
 use serde_json::Value;
@@ -321,10 +323,17 @@ async fn delete(
 /// Serves a file to anyone holding its address; the content never changes under it.
 async fn file(
     State(state): State<AppState>,
-    Path((id, digest, _name)): Path<(String, String, String)>,
+    path: Result<Path<(String, String, String)>, PathRejection>,
 ) -> ApiResult<Response> {
-    let id: i64 = id.parse().map_err(|_| ApiError::not_found())?;
-    if digest.len() != 64 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // A segment that is not even UTF-8 names no file either.
+    let Path((id, digest, name)) = path.map_err(|_| ApiError::not_found())?;
+    let id = limits::ID.parse(&id).map_err(|_| ApiError::not_found())?;
+    // The name is decoration (any serves the file), but no address holds control
+    // characters.
+    if digest.len() != 64
+        || !digest.bytes().all(|b| b.is_ascii_hexdigit())
+        || TextKind::Single.refuses(&name)
+    {
         return Err(ApiError::not_found());
     }
     let file = product_assets::file(&state.db, id, &digest)

@@ -9,7 +9,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::{delete, get};
 use domain::catalog::collection::CollectionKind;
-use domain::{FieldErrors, Scope, topic};
+use domain::{FieldErrors, Scope, limits, topic};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::collections::{self, Collection, CollectionFilter};
@@ -269,8 +269,10 @@ async fn add_product(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let tenant = auth.own_tenant()?;
-    if input.position.is_some_and(|p| p < 1) {
-        return Err(ApiError::invalid_field("position", "must be 1 or more"));
+    if let Some(position) = input.position {
+        limits::POSITION
+            .check(position)
+            .map_err(|message| ApiError::invalid_field("position", message))?;
     }
     let ctx = WriteCtx::new(&state, &auth);
     let (collection, doc) = state

@@ -1,14 +1,17 @@
 //! JSON request bodies. Malformed JSON or a missing required field is a 400; a well-formed
-//! body with a value of the wrong type is a 422 naming the field; a non-JSON body is a
-//! 415; an empty body reads as `{}`. `Patch<T>` tells an absent field from an explicit
-//! `null`.
+//! body with a value of the wrong type, or a string or key holding control characters
+//! (`text_guard`), is a 422 naming the field; a non-JSON body is a 415; an empty body
+//! reads as `{}`. `Patch<T>` tells an absent field from an explicit `null`. Path ids
+//! outside `domain::limits::ID` name nothing: 404.
 
 use axum::extract::{FromRequest, Request};
 use axum::http::header;
+use domain::limits;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 
 use super::error::ApiError;
+use super::text_guard::Guarded;
 use crate::state::AppState;
 
 /// A JSON body deserialised into `T`.
@@ -57,8 +60,13 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         };
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+    let value = serde_path_to_error::deserialize(Guarded::new(&mut de)).map_err(|err| {
+        // A key that fails to read is an unknown segment: name the object holding it.
         let path = err.path().to_string();
+        let path = path
+            .strip_suffix(".?")
+            .or(path.strip_suffix('?'))
+            .unwrap_or(&path);
         let inner = err.into_inner();
         let message = strip_position(&inner.to_string());
         match inner.classify() {
@@ -69,7 +77,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
                 let field = if path == "." || path.is_empty() {
                     "body".to_owned()
                 } else {
-                    path
+                    path.to_owned()
                 };
                 ApiError::invalid_field(&field, message)
             }
@@ -142,10 +150,16 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ResourceId {
             axum::extract::Path::<String>::from_request_parts(parts, state)
                 .await
                 .map_err(|_| ApiError::not_found())?;
-        raw.parse()
+        path_id(&raw)
             .map(ResourceId)
-            .map_err(|_| ApiError::not_found())
+            .ok_or_else(ApiError::not_found)
     }
+}
+
+/// A path segment naming a resource: digits only (no sign, spaces or exponent), within
+/// `limits::ID`.
+fn path_id(raw: &str) -> Option<i64> {
+    limits::ID.parse(raw).ok()
 }
 
 /// Two integer ids from the path, the parent's then the child's (`/products/{id}/variants/{id}`).
@@ -162,8 +176,8 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NestedIds {
             axum::extract::Path::<(String, String)>::from_request_parts(parts, state)
                 .await
                 .map_err(|_| ApiError::not_found())?;
-        match (parent.parse(), child.parse()) {
-            (Ok(parent), Ok(child)) => Ok(NestedIds(parent, child)),
+        match (path_id(&parent), path_id(&child)) {
+            (Some(parent), Some(child)) => Ok(NestedIds(parent, child)),
             _ => Err(ApiError::not_found()),
         }
     }
@@ -203,6 +217,94 @@ mod tests {
         let (status, body) = status_of("[1]");
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(body["_embedded"]["errors"][0]["field"], "body");
+    }
+
+    #[test]
+    fn control_characters_are_refused_naming_the_field() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Nested {
+            items: Vec<Input>,
+            #[serde(default)]
+            extra: Option<serde_json::Value>,
+        }
+        let field_of = |body: &str| {
+            let err = parse::<Nested>(body.as_bytes()).unwrap_err();
+            assert_eq!(err.status(), StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+            err.body()["_embedded"]["errors"][0]["field"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(
+            field_of(r#"{"items": [{"name": "a\u0000b"}]}"#),
+            "items[0].name"
+        );
+        assert_eq!(
+            field_of(r#"{"items": [{"name": "a", "note": "\u001b"}]}"#),
+            "items[0].note"
+        );
+        assert_eq!(
+            field_of(r#"{"items": [], "extra": {"k": ["\u007f"]}}"#),
+            "extra.k[0]"
+        );
+        assert_eq!(
+            field_of(r#"{"items": [], "extra": {"a\u0000": 1}}"#),
+            "extra"
+        );
+        assert_eq!(field_of(r#"{"items": [], "x\u0085": 1}"#), "body");
+        // Unknown fields are read through the guard as well.
+        assert_eq!(
+            field_of(r#"{"items": [], "unknown": {"deep": "\u0001"}}"#),
+            "unknown.deep"
+        );
+        let ok: Nested =
+            parse(br#"{"items": [{"name": "tab\there\r\nnext \u00e9"}], "extra": {"a": [1, true, null]}}"#)
+                .unwrap();
+        assert_eq!(ok.items[0].name, "tab\there\r\nnext \u{e9}");
+    }
+
+    #[test]
+    fn raw_control_bytes_and_invalid_text_are_malformed() {
+        let deep_object = format!(
+            "{{\"name\": \"a\", \"x\": {}1{}}}",
+            "{\"a\":".repeat(100),
+            "}".repeat(100)
+        );
+        let too_deep = format!(
+            "{{\"name\": \"a\", \"x\": {}{}}}",
+            "[".repeat(1000),
+            "]".repeat(1000)
+        );
+        let bodies: [&[u8]; 4] = [
+            b"{\"name\": \"a\x01b\"}",
+            b"{\"name\": \"\xff\"}",
+            &[b'['; 1000],
+            too_deep.as_bytes(),
+        ];
+        for body in bodies {
+            let err = parse::<Input>(body).unwrap_err();
+            assert_eq!(err.status(), StatusCode::BAD_REQUEST, "{body:?}");
+        }
+        assert!(parse::<Input>(deep_object.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn path_ids_are_positive_integers() {
+        assert_eq!(path_id("42"), Some(42));
+        assert_eq!(path_id("9223372036854775807"), Some(i64::MAX));
+        for bad in [
+            "0",
+            "-1",
+            "+1",
+            "9223372036854775808",
+            "1e3",
+            " 1",
+            "1.0",
+            "",
+        ] {
+            assert_eq!(path_id(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! envelope with page links that keep the request's filters.
 
 use domain::FieldErrors;
+use domain::limits::IntRange;
 use hal::{ListPage, Resource, list_resource};
 use storage::sql::{Direction, Sort, Window};
 
@@ -9,7 +10,12 @@ use super::hal_response::Hal;
 use super::query::QueryParams;
 use crate::state::AppState;
 
-pub const MAX_PER_PAGE: u64 = 200;
+/// `per_page`: 1 to 200.
+pub const PER_PAGE: IntRange = IntRange::new(1, 200);
+/// `page`: up to a billion, so that the offset, (page − 1) × per_page, stays below
+/// 2 × 10^11, far inside the 64-bit integers both backends take (a billion pages is
+/// more than any list holds: the last page of a list is always reachable).
+pub const PAGE: IntRange = IntRange::new(1, 1_000_000_000);
 
 /// What one list accepts.
 #[derive(Debug)]
@@ -47,25 +53,12 @@ pub struct ListRequest {
 impl ListRequest {
     /// Reads `page`, `per_page` and `sort`, recording problems in `errors`.
     pub fn parse(spec: &ListSpec, params: QueryParams, errors: &mut FieldErrors) -> Self {
-        let page = match params.get("page").map(str::parse::<u64>) {
-            None => 1,
-            Some(Ok(p)) if p >= 1 => p,
-            Some(_) => {
-                errors.add("page", "must be an integer greater than or equal to 1");
-                1
-            }
-        };
-        let per_page = match params.get("per_page").map(str::parse::<u64>) {
-            None => spec.default_per_page,
-            Some(Ok(n)) if (1..=MAX_PER_PAGE).contains(&n) => n,
-            Some(_) => {
-                errors.add(
-                    "per_page",
-                    format!("must be an integer between 1 and {MAX_PER_PAGE}"),
-                );
-                spec.default_per_page
-            }
-        };
+        let page = params
+            .bounded("page", PAGE, errors)
+            .map_or(1, i64::unsigned_abs);
+        let per_page = params
+            .bounded("per_page", PER_PAGE, errors)
+            .map_or(spec.default_per_page, i64::unsigned_abs);
         let (default_field, default_direction) = spec.default_sort;
         let mut sort = Sort {
             column: column_of(spec, default_field),
@@ -95,10 +88,11 @@ impl ListRequest {
         }
     }
 
+    /// The rows of the page; `PAGE` and `PER_PAGE` keep the offset small.
     pub fn window(&self) -> Window {
         Window {
             limit: self.per_page,
-            offset: (self.page - 1).saturating_mul(self.per_page),
+            offset: self.page.saturating_sub(1).saturating_mul(self.per_page),
         }
     }
 
@@ -204,10 +198,20 @@ mod tests {
 
     #[test]
     fn limits_and_sort() {
-        for bad in ["per_page=0", "per_page=201", "per_page=x"] {
+        for bad in ["per_page=0", "per_page=201", "per_page=x", "per_page=%2B5"] {
             assert!(parse(bad).1.has("per_page"), "{bad}");
         }
-        assert!(parse("page=0").1.has("page"));
+        for bad in [
+            "page=0",
+            "page=-1",
+            "page=1000000001",
+            "page=9223372036854775807",
+        ] {
+            assert!(parse(bad).1.has("page"), "{bad}");
+        }
+        let (last, errors) = parse("page=1000000000&per_page=200");
+        assert!(errors.is_empty());
+        assert_eq!(last.window().offset, 199_999_999_800);
         assert!(parse("sort=price.desc").1.has("sort"));
         assert!(parse("sort=name.up").1.has("sort"));
         let (req, errors) = parse("sort=name.desc&per_page=200&page=3");

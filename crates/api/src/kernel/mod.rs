@@ -13,4 +13,5 @@ pub mod query;
 pub mod query_count;
 pub mod rate_limit;
 pub mod request_id;
+pub mod text_guard;
 pub mod versioning;

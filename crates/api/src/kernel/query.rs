@@ -1,26 +1,54 @@
 //! Query-string parameters as the API reads them: repeated or comma-separated lists,
-//! dotted and underscored range suffixes, and errors collected per field.
+//! dotted and underscored range suffixes, numbers within their declared ranges
+//! (`domain::limits`), and errors collected per field. `guard` refuses, before any
+//! handler runs, a query holding a control character anywhere (`TextKind::Single`).
 
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use domain::limits::{self, IntRange};
+use domain::text::TextKind;
 use domain::{FieldErrors, Timestamp};
+
+use super::error::ApiError;
 
 /// The decoded `name=value` pairs of a query string.
 #[derive(Clone, Debug, Default)]
 pub struct QueryParams(Vec<(String, String)>);
 
+/// Middleware: a 422 naming every query parameter whose name or value holds a control
+/// character, for every route of the API, whether it reads the parameter or not.
+pub async fn guard(request: Request, next: Next) -> Response {
+    match control_characters(request.uri().query()) {
+        Ok(()) => next.run(request).await,
+        Err(errors) => ApiError::validation(errors).into_response(),
+    }
+}
+
+/// The parameters holding control characters, each named once (escaped, when the name
+/// itself holds them).
+fn control_characters(query: Option<&str>) -> Result<(), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        let rule = TextKind::Single;
+        if rule.refuses(&name) {
+            errors.add(
+                name.escape_debug().to_string(),
+                "has a name with control characters",
+            );
+        } else if rule.refuses(&value) && !errors.has(&name) {
+            errors.add(name.into_owned(), rule.message());
+        }
+    }
+    errors.into_result()
+}
+
 impl QueryParams {
-    /// Decodes the pairs. NUL characters are dropped: no value may carry one, and
-    /// PostgreSQL refuses them in text.
+    /// Decodes the pairs (`guard` has refused control characters).
     pub fn parse(query: Option<&str>) -> Self {
-        let clean = |s: std::borrow::Cow<'_, str>| -> String {
-            if s.contains('\0') {
-                s.replace('\0', "")
-            } else {
-                s.into_owned()
-            }
-        };
         Self(
             form_urlencoded::parse(query.unwrap_or("").as_bytes())
-                .map(|(k, v)| (clean(k), clean(v)))
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
                 .collect(),
         )
     }
@@ -61,23 +89,37 @@ impl QueryParams {
         }
     }
 
-    /// A list of integer ids; a non-integer is reported on `name`.
+    /// A list of ids (`limits::ID`); anything else is reported on `name`.
     pub fn id_list(&self, name: &str, errors: &mut FieldErrors) -> Option<Vec<i64>> {
         let values = self.list(name)?;
         let mut ids = Vec::with_capacity(values.len());
         for value in values {
-            match value.parse::<i64>() {
+            match limits::ID.parse(&value) {
                 Ok(id) => ids.push(id),
                 Err(_) => {
                     errors.add(
                         name,
-                        format!("must be a comma-separated list of integers (`{value}` is not)"),
+                        format!(
+                            "must be a comma-separated list of ids from 1 to {} (`{value}` is not)",
+                            limits::ID.max
+                        ),
                     );
                     return None;
                 }
             }
         }
         Some(ids)
+    }
+
+    /// An integer within `range`, reported on `name` when it is not.
+    pub fn bounded(&self, name: &str, range: IntRange, errors: &mut FieldErrors) -> Option<i64> {
+        match range.parse(self.get(name)?) {
+            Ok(value) => Some(value),
+            Err(message) => {
+                errors.add(name, message);
+                None
+            }
+        }
     }
 
     /// `{field}.gte` and `{field}.lte` as timestamps (RFC 3339 or `YYYY-MM-DD`).
@@ -87,7 +129,7 @@ impl QueryParams {
             match Timestamp::parse(value) {
                 Some(t) => Some(t.as_micros()),
                 None => {
-                    errors.add(name, "must be an RFC 3339 date-time or a YYYY-MM-DD date");
+                    errors.add(name, Timestamp::MESSAGE);
                     None
                 }
             }
@@ -103,14 +145,19 @@ impl QueryParams {
         (gte, lte)
     }
 
-    /// `{field}.gte` and `{field}.lte` as integers (amounts in minor units).
-    pub fn int_range(&self, field: &str, errors: &mut FieldErrors) -> (Option<i64>, Option<i64>) {
+    /// `{field}.gte` and `{field}.lte` as integers within `range`.
+    pub fn int_range(
+        &self,
+        field: &str,
+        range: IntRange,
+        errors: &mut FieldErrors,
+    ) -> (Option<i64>, Option<i64>) {
         let mut bound = |which: &str| {
             let (name, value) = self.get_bound(field, which)?;
-            match value.parse::<i64>() {
+            match range.parse(value) {
                 Ok(v) => Some(v),
-                Err(_) => {
-                    errors.add(name, "must be an integer");
+                Err(message) => {
+                    errors.add(name, message);
                     None
                 }
             }
@@ -161,5 +208,44 @@ mod tests {
         let bad = QueryParams::parse(Some("ids=1,x"));
         assert_eq!(bad.id_list("ids", &mut errors), None);
         assert!(errors.has("ids"));
+    }
+
+    #[test]
+    fn numbers_keep_to_their_ranges() {
+        let q = QueryParams::parse(Some(
+            "a=0&b=9223372036854775807&c=9223372036854775808&price.gte=-1&price_lte=1000000000000001\
+             &quantity=5&updated_on.gte=9999-12-31T23:59:59-00:01&created_on.lte=9999-12-31",
+        ));
+        let mut errors = FieldErrors::new();
+        assert_eq!(q.id_list("a", &mut errors), None);
+        assert_eq!(q.id_list("b", &mut errors), Some(vec![i64::MAX]));
+        assert_eq!(q.id_list("c", &mut errors), None);
+        assert_eq!(
+            q.int_range("price", limits::AMOUNT, &mut errors),
+            (None, None)
+        );
+        assert_eq!(
+            q.bounded("quantity", limits::QUANTITY, &mut errors),
+            Some(5)
+        );
+        let (_, lte) = q.time_range("created_on", &mut errors);
+        assert_eq!(lte, Some(Timestamp::MAX.as_micros()));
+        q.time_range("updated_on", &mut errors);
+        let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["a", "c", "price.gte", "price.lte", "updated_on.gte"]
+        );
+    }
+
+    #[test]
+    fn the_guard_names_every_parameter_with_control_characters() {
+        assert!(control_characters(Some("q=caf%C3%A9&sku=a+b&x=%E2%80%AE")).is_ok());
+        let errors = control_characters(Some(
+            "q=a%00b&sku=%0A&ok=1&tags=%C2%85&tags=%09&%7Fname=1&q=%01",
+        ))
+        .unwrap_err();
+        let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["q", "sku", "tags", "\\u{7f}name"]);
     }
 }

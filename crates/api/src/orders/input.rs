@@ -2,10 +2,9 @@
 //! fields, addresses, amounts, and which fields an order's status lets change. (Whether a
 //! variant may be sold in the shop, and at what price, is checked in `write`.)
 
-use domain::catalog::pricing::QUANTITY_MAX;
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
-use domain::{FieldErrors, validation};
+use domain::{FieldErrors, limits, validation};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::orders::{Order, OrderDetails, Tracking};
@@ -234,20 +233,19 @@ fn lines(given: Vec<LineInput>, errors: &mut FieldErrors) -> Vec<WantedLine> {
     }
     let mut wanted: Vec<WantedLine> = Vec::with_capacity(given.len());
     for (i, line) in given.into_iter().enumerate() {
-        if !(1..=QUANTITY_MAX).contains(&line.quantity) {
-            errors.add(
-                format!("lines[{i}].quantity"),
-                format!("must be an integer from 1 to {QUANTITY_MAX}"),
-            );
-        }
-        if wanted.iter().any(|w| w.variant_id == line.variant_id) {
+        errors.check(
+            &format!("lines[{i}].quantity"),
+            limits::QUANTITY.check(line.quantity),
+        );
+        let variant_id = line.variant_id;
+        if wanted.iter().any(|w| w.variant_id == variant_id) {
             errors.add(
                 format!("lines[{i}].variant_id"),
                 "is given twice: give its total quantity on one line",
             );
         }
         wanted.push(WantedLine {
-            variant_id: line.variant_id,
+            variant_id,
             quantity: line.quantity,
         });
     }

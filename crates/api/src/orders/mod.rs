@@ -11,7 +11,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post, put};
 use domain::order::{OrderStatus, Transition};
-use domain::{FieldErrors, Scope};
+use domain::{FieldErrors, Scope, limits};
 use storage::orders::{self, OrderFilter, OrderLine};
 use storage::sql::Direction;
 
@@ -106,7 +106,7 @@ fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
         codes: params
             .list("code")
             .map(|codes| codes.iter().filter_map(|c| c.parse().ok()).collect()),
-        total: params.int_range("total", errors),
+        total: params.int_range("total", limits::AMOUNT, errors),
         created_on: params.time_range("created_on", errors),
         updated_on: params.time_range("updated_on", errors),
     }

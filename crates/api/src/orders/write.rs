@@ -380,6 +380,13 @@ async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResu
                     line.sold.quantity
                 ),
             ),
+            StockChange::OutOfRange(stock) => errors.add(
+                format!("lines[{i}].quantity"),
+                format!(
+                    "{} asked would take the stock ({stock}) out of range",
+                    line.sold.quantity
+                ),
+            ),
             StockChange::NotFound => errors.add(
                 format!("lines[{i}].variant_id"),
                 format!("{variant_id} no longer exists"),
@@ -390,7 +397,8 @@ async fn take_stock(tx: &mut Tx, lines: &[OrderLine], now: Timestamp) -> ApiResu
     Ok(changed)
 }
 
-/// Gives each line's quantity back to its variant (those since deleted are skipped).
+/// Gives each line's quantity back to its variant (those since deleted, or whose stock
+/// is at its ceiling, are skipped).
 async fn restore_stock(
     tx: &mut Tx,
     lines: &[OrderLine],

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::str::FromStr;
 
-use domain::catalog::pricing::{PriceListKind, PriceListStatus, QUANTITY_MAX, check_dates};
+use domain::catalog::pricing::{PriceListKind, PriceListStatus, check_dates};
 use domain::catalog::product::amount;
-use domain::{FieldErrors, Timestamp, validation};
+use domain::{FieldErrors, Timestamp, limits, validation};
 use serde::Deserialize;
 use storage::price_lists::{PriceList, PriceListData};
 use storage::sellers::Seller;
@@ -16,7 +16,6 @@ use crate::kernel::input::Patch;
 
 const NAME_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;
-pub const PRIORITY_MAX: i64 = 1_000_000;
 const CONTACTS_MAX: usize = 1000;
 /// The most items one batch may write.
 pub const BATCH_MAX: usize = 200;
@@ -195,22 +194,24 @@ fn check(data: &PriceListData, errors: &mut FieldErrors) {
     if !errors.has("starts_on") && !errors.has("ends_on") {
         errors.check("ends_on", check_dates(data.starts_on, data.ends_on));
     }
-    if data.priority.abs() > PRIORITY_MAX {
+    errors.check("priority", limits::PRIORITY.check(data.priority));
+    if let Some(bad) = data
+        .contact_ids
+        .iter()
+        .find(|id| !limits::ID.contains(**id))
+    {
         errors.add(
-            "priority",
-            format!("must be an integer from -{PRIORITY_MAX} to {PRIORITY_MAX}"),
+            "contact_ids",
+            format!(
+                "must hold contact ids ({}; {bad} is not)",
+                limits::ID.message().trim_start_matches("must be ")
+            ),
         );
     }
     if data.contact_ids.len() > CONTACTS_MAX {
         errors.add(
             "contact_ids",
             format!("must name at most {CONTACTS_MAX} contacts"),
-        );
-    }
-    if let Some(bad) = data.contact_ids.iter().find(|id| **id < 1) {
-        errors.add(
-            "contact_ids",
-            format!("must hold contact ids (positive integers; {bad} is not)"),
         );
     }
 }
@@ -232,10 +233,7 @@ pub fn parse_time(field: &str, text: &str, errors: &mut FieldErrors) -> Option<T
     match Timestamp::parse(text.trim()) {
         Some(t) => Some(t.truncated_to_secs()),
         None => {
-            errors.add(
-                field,
-                "must be an RFC 3339 date-time, e.g. 2026-11-22T10:00:00Z",
-            );
+            errors.add(field, Timestamp::MESSAGE);
             None
         }
     }
@@ -298,12 +296,7 @@ impl ItemBatch {
                 errors.check(&field("price_comparison"), amount(comparison));
             }
             let min_quantity = item.min_quantity.unwrap_or(1);
-            if !(1..=QUANTITY_MAX).contains(&min_quantity) {
-                errors.add(
-                    field("min_quantity"),
-                    format!("must be an integer from 1 to {QUANTITY_MAX}"),
-                );
-            }
+            errors.check(&field("min_quantity"), limits::QUANTITY.check(min_quantity));
             let (Some(variant_id), Some(price)) = (item.variant_id, item.price) else {
                 continue;
             };
@@ -370,7 +363,7 @@ mod tests {
     #[test]
     fn a_batch_holds_one_to_two_hundred_items() {
         assert!(batch(serde_json::json!({"items": []})).1.has("items"));
-        let many: Vec<_> = (0..=BATCH_MAX as i64)
+        let many: Vec<_> = (1..=BATCH_MAX as i64 + 1)
             .map(|i| serde_json::json!({"variant_id": i, "price": 1}))
             .collect();
         assert!(batch(serde_json::json!({ "items": many })).1.has("items"));

@@ -4,9 +4,9 @@
 
 use axum::extract::{RawQuery, State};
 use domain::catalog::pricing::{
-    BasePrice, Candidate, Inapplicable, Purchase, QUANTITY_MAX, Tier, resolve, tier_for,
+    BasePrice, Candidate, Inapplicable, Purchase, Tier, resolve, tier_for,
 };
-use domain::{FieldErrors, Scope, Timestamp, validation};
+use domain::{FieldErrors, Scope, Timestamp, limits, validation};
 use hal::{Link, Resource};
 use serde::Serialize;
 use storage::price_lists::{self, PriceList, PriceListItem};
@@ -49,25 +49,10 @@ impl PreviewRequest {
                 format!("must name at most {VARIANTS_MAX} variants"),
             );
         }
-        let quantity = match params.get("quantity").map(str::parse::<i64>) {
-            None => 1,
-            Some(Ok(q)) if (1..=QUANTITY_MAX).contains(&q) => q,
-            Some(_) => {
-                errors.add(
-                    "quantity",
-                    format!("must be an integer from 1 to {QUANTITY_MAX}"),
-                );
-                1
-            }
-        };
-        let contact_id = match params.get("contact_id").map(str::parse::<i64>) {
-            None => None,
-            Some(Ok(c)) if c >= 1 => Some(c),
-            Some(_) => {
-                errors.add("contact_id", "must be a positive integer");
-                None
-            }
-        };
+        let quantity = params
+            .bounded("quantity", limits::QUANTITY, errors)
+            .unwrap_or(1);
+        let contact_id = params.bounded("contact_id", limits::ID, errors);
         let at = params
             .get("at")
             .and_then(|text| parse_time("at", text, errors))

@@ -13,7 +13,7 @@ use axum::http::HeaderMap;
 use axum::routing::get;
 use domain::catalog::product::{ProductStatus, tag_key};
 use domain::catalog::search;
-use domain::{FieldErrors, Scope};
+use domain::{FieldErrors, Scope, limits};
 use storage::products::{self, ProductFilter, ShopRef};
 use storage::sql::Direction;
 
@@ -130,7 +130,7 @@ async fn filter(
             .map(|tags| tags.iter().map(|t| tag_key(t)).collect()),
         skus: params.list("sku"),
         vendors: params.list("vendor"),
-        price: params.int_range("price", errors),
+        price: params.int_range("price", limits::AMOUNT, errors),
         created_on: params.time_range("created_on", errors),
         updated_on: params.time_range("updated_on", errors),
         words: params.get("q").and_then(search::query_words),

@@ -1,8 +1,7 @@
 //! What a client may send to create or change a variant, and the rules it must meet.
 
-use domain::FieldErrors;
-use domain::catalog::product::{AMOUNT_MAX, amount};
-use domain::validation;
+use domain::catalog::product::amount;
+use domain::{FieldErrors, limits, validation};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use storage::variants::VariantData;
@@ -15,7 +14,6 @@ const BARCODE_MAX: usize = 64;
 const OPTIONS_MAX: usize = 10;
 const OPTION_MAX: usize = 255;
 const IMAGES_MAX: usize = 50;
-const POSITION_MAX: i64 = 1_000_000;
 pub const DEFAULT_TITLE: &str = "Default";
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -186,11 +184,8 @@ pub fn check(data: &VariantData, prefix: &str, errors: &mut FieldErrors) {
     if let Some(comparison) = data.price_comparison {
         errors.check(&field("price_comparison"), amount(comparison));
     }
-    if data.stock.abs() > AMOUNT_MAX {
-        errors.add(
-            field("stock"),
-            format!("must be between -{AMOUNT_MAX} and {AMOUNT_MAX}"),
-        );
+    if let Err(message) = limits::STOCK.check(data.stock) {
+        errors.add(field("stock"), message);
     } else if data.stock < 0 && !data.available_if_no_stock {
         errors.add(
             field("stock"),
@@ -198,14 +193,12 @@ pub fn check(data: &VariantData, prefix: &str, errors: &mut FieldErrors) {
         );
     }
     if let Some(weight) = data.weight_in_grams {
-        errors.check(&field("weight_in_grams"), amount(weight));
-    }
-    if !(1..=POSITION_MAX).contains(&data.position) {
-        errors.add(
-            field("position"),
-            format!("must be between 1 and {POSITION_MAX}"),
+        errors.check(
+            &field("weight_in_grams"),
+            limits::WEIGHT_IN_GRAMS.check(weight),
         );
     }
+    errors.check(&field("position"), limits::POSITION.check(data.position));
     if data.options.len() > OPTIONS_MAX {
         errors.add(
             field("options"),

@@ -8,8 +8,7 @@ use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
-use domain::catalog::product::AMOUNT_MAX;
-use domain::{FieldErrors, Scope, topic};
+use domain::{FieldErrors, Scope, limits, topic};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::product_assets;
@@ -267,10 +266,10 @@ async fn adjust_stock(
     JsonBody(input): JsonBody<StockAdjustment>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    if input.delta == 0 || input.delta.abs() > AMOUNT_MAX {
+    if input.delta == 0 || !limits::STOCK.contains(input.delta) {
         return Err(ApiError::invalid_field(
             "delta",
-            format!("must be a non-zero integer between -{AMOUNT_MAX} and {AMOUNT_MAX}"),
+            format!("{} (and not 0)", limits::STOCK.message()),
         ));
     }
     let tenant = auth.own_tenant()?;
@@ -289,6 +288,16 @@ async fn adjust_stock(
                             "delta",
                             format!(
                                 "would take the stock ({stock}) below zero, and the variant is not available_if_no_stock"
+                            ),
+                        ));
+                    }
+                    StockChange::OutOfRange(stock) => {
+                        return Err(ApiError::invalid_field(
+                            "delta",
+                            format!(
+                                "would take the stock ({stock}) out of its range, {} to {}",
+                                limits::STOCK.min,
+                                limits::STOCK.max
                             ),
                         ));
                     }

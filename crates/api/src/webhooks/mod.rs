@@ -13,6 +13,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post, put};
 use delivery::signature::WebhookSecret;
+use domain::limits::IntRange;
 use domain::webhook::{DeliveryStatus, SubscriptionStatus};
 use domain::{FieldErrors, Scope, Timestamp, topic};
 use hal::{Link, Resource};
@@ -40,7 +41,8 @@ use representation::{delivery_resource, replay_resource};
 
 /// How long a rotated-out secret keeps signing by default, and at most.
 const GRACE_DEFAULT_SECS: i64 = 86_400;
-const GRACE_MAX_SECS: i64 = 7 * 86_400;
+/// How long a rotated-out secret may keep signing: up to a week.
+const GRACE_PERIOD_SECS: IntRange = IntRange::new(0, 7 * 86_400);
 
 pub static SUBSCRIPTION_LIST: ListSpec = ListSpec {
     name: "subscriptions",
@@ -472,12 +474,9 @@ async fn rotate_secret(
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
     let grace = input.grace_period_seconds.unwrap_or(GRACE_DEFAULT_SECS);
-    if !(0..=GRACE_MAX_SECS).contains(&grace) {
-        return Err(ApiError::invalid_field(
-            "grace_period_seconds",
-            format!("must be between 0 and {GRACE_MAX_SECS}"),
-        ));
-    }
+    GRACE_PERIOD_SECS
+        .check(grace)
+        .map_err(|message| ApiError::invalid_field("grace_period_seconds", message))?;
     let tenant = auth.own_tenant()?;
     let secret = WebhookSecret::generate();
     let sealed = state
@@ -555,10 +554,7 @@ async fn deliveries(
     let since = params.get("since").and_then(|v| match Timestamp::parse(v) {
         Some(t) => Some(t.as_micros()),
         None => {
-            errors.add(
-                "since",
-                "must be an RFC 3339 date-time or a YYYY-MM-DD date",
-            );
+            errors.add("since", Timestamp::MESSAGE);
             None
         }
     });
@@ -645,20 +641,14 @@ async fn replay(
     let mut errors = FieldErrors::new();
     let since = Timestamp::parse(&input.since);
     if since.is_none() {
-        errors.add(
-            "since",
-            "must be an RFC 3339 date-time or a YYYY-MM-DD date",
-        );
+        errors.add("since", Timestamp::MESSAGE);
     }
     let until = match input.until.as_deref() {
         None => Some(now),
         Some(text) => Timestamp::parse(text),
     };
     if until.is_none() {
-        errors.add(
-            "until",
-            "must be an RFC 3339 date-time or a YYYY-MM-DD date",
-        );
+        errors.add("until", Timestamp::MESSAGE);
     }
     if let (Some(since), Some(until)) = (since, until)
         && until <= since

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::limits::{self, IntRange};
 use crate::text_enum;
 use crate::validation::FieldErrors;
 
@@ -66,7 +67,16 @@ text_enum! {
 impl RuleField {
     /// Numbers are compared as integers; text without regard to case.
     pub const fn is_numeric(self) -> bool {
-        matches!(self, RuleField::Price | RuleField::Stock)
+        self.range().is_some()
+    }
+
+    /// The values a numeric field takes.
+    pub const fn range(self) -> Option<IntRange> {
+        match self {
+            RuleField::Price => Some(limits::AMOUNT),
+            RuleField::Stock => Some(limits::STOCK),
+            _ => None,
+        }
     }
 
     pub fn relations(self) -> &'static [Relation] {
@@ -142,9 +152,9 @@ pub fn check_rules(kind: CollectionKind, rules: &[Rule], errors: &mut FieldError
             );
         }
         let value = rule.value.trim();
-        if rule.field.is_numeric() {
-            if value.parse::<i64>().is_err() {
-                errors.add(format!("rules[{i}].value"), "must be an integer");
+        if let Some(range) = rule.field.range() {
+            if let Err(message) = range.parse(value) {
+                errors.add(format!("rules[{i}].value"), message);
             }
         } else if value.is_empty() {
             errors.add(format!("rules[{i}].value"), "can't be blank");
@@ -176,14 +186,24 @@ mod tests {
                 {"field": "tag", "relation": "contains", "value": "x"},
                 {"field": "price", "relation": "greater_than", "value": "ten"},
                 {"field": "title", "relation": "starts_with", "value": " "},
-                {"field": "stock", "relation": "less_than", "value": "5"},
+                {"field": "stock", "relation": "less_than", "value": "-5"},
+                {"field": "price", "relation": "less_than", "value": "9223372036854775808"},
+                {"field": "price", "relation": "greater_than", "value": "-1"},
+                {"field": "stock", "relation": "equals", "value": "+5"},
             ])),
             &mut errors,
         );
         let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
         assert_eq!(
             fields,
-            ["rules[0].relation", "rules[1].value", "rules[2].value"]
+            [
+                "rules[0].relation",
+                "rules[1].value",
+                "rules[2].value",
+                "rules[4].value",
+                "rules[5].value",
+                "rules[6].value"
+            ]
         );
         let mut errors = FieldErrors::new();
         check_rules(CollectionKind::Smart, &[], &mut errors);

@@ -1,6 +1,6 @@
 //! Products and variants: status, slugs, tags, prices.
 
-use crate::text_enum;
+use crate::{limits, text_enum};
 
 text_enum! {
     /// Whether storefronts and public catalog readers see a product.
@@ -121,23 +121,15 @@ pub fn discount_percentage(price: i64, comparison: Option<i64>) -> i64 {
     }
 }
 
-/// The largest price or stock level the API accepts: well inside both backends' integers.
-pub const AMOUNT_MAX: i64 = 1_000_000_000_000_000;
-
-/// An amount in minor units: 0 up to `AMOUNT_MAX`.
+/// An amount in minor units: 0 up to `money::AMOUNT_MAX`.
 pub fn amount(value: i64) -> Result<(), String> {
-    if (0..=AMOUNT_MAX).contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "must be an integer amount in minor units from 0 to {AMOUNT_MAX}"
-        ))
-    }
+    limits::AMOUNT.check(value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::money::AMOUNT_MAX;
 
     #[test]
     fn slugs() {

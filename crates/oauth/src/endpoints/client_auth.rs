@@ -5,6 +5,7 @@
 use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use domain::text::TextKind;
 use storage::apps::App;
 
 use super::form::Form;
@@ -98,7 +99,8 @@ fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, OA
     let decoded = String::from_utf8(decoded).map_err(|_| malformed())?;
     let (id, secret) = decoded.split_once(':').ok_or_else(malformed)?;
     let (id, secret) = (form_unescape(id), form_unescape(secret));
-    if id.is_empty() || id.contains('\0') || secret.contains('\0') {
+    let rule = TextKind::Single;
+    if id.is_empty() || rule.refuses(&id) || rule.refuses(&secret) {
         return Err(malformed());
     }
     Ok(Some((id, secret)))

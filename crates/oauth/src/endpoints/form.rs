@@ -7,7 +7,9 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderMap, header};
+use domain::text::TextKind;
 
+use crate::control;
 use crate::error::OAuthError;
 
 /// A token-endpoint body never needs more.
@@ -22,6 +24,7 @@ pub struct FormRequest {
 impl FormRequest {
     pub async fn read(request: Request) -> Result<Self, OAuthError> {
         let (parts, body) = request.into_parts();
+        // `control::endpoint_guard` has refused control characters in the query.
         if let Some(query) = parts.uri.query() {
             let credentials_in_query = form_urlencoded::parse(query.as_bytes()).any(|(name, _)| {
                 matches!(
@@ -67,20 +70,19 @@ impl FormRequest {
     }
 }
 
-/// Form parameters; empty values count as absent.
+/// Form parameters; empty values count as absent. Each is a single value: one holding
+/// a control character is refused (`control`).
 pub struct Form(HashMap<String, String>);
 
 impl Form {
     pub fn parse(body: &[u8]) -> Result<Self, OAuthError> {
+        if control::refused(body, TextKind::Single) {
+            return Err(OAuthError::invalid_request(control::DESCRIPTION));
+        }
         let mut params = HashMap::new();
         for (name, value) in form_urlencoded::parse(body) {
             if value.is_empty() {
                 continue;
-            }
-            if value.contains('\0') || name.contains('\0') {
-                return Err(OAuthError::invalid_request(
-                    "parameters must not contain NUL characters",
-                ));
             }
             if params
                 .insert(name.to_string(), value.into_owned())

@@ -11,16 +11,24 @@ mod token;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::middleware::from_fn;
 use axum::routing::{get, post};
 
-use crate::pages;
 use crate::service::AuthService;
+use crate::{control, pages};
 
+/// The endpoints and the pages, each behind the guard that answers in its own format.
 pub fn routes(auth: Arc<AuthService>) -> Router {
-    Router::new()
+    let endpoints = Router::new()
         .route("/oauth/token", post(token::token))
         .route("/oauth/revoke", post(revoke::revoke))
         .route("/oauth/introspect", post(introspect::introspect))
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(metadata::metadata),
+        )
+        .layer(from_fn(control::endpoint_guard));
+    let pages = Router::new()
         .route(
             "/oauth/authorize",
             get(pages::authorize::show).post(pages::authorize::decide),
@@ -43,9 +51,6 @@ pub fn routes(auth: Arc<AuthService>) -> Router {
             "/oauth/credentials/apps",
             post(pages::credentials::register_app),
         )
-        .route(
-            "/.well-known/oauth-authorization-server",
-            get(metadata::metadata),
-        )
-        .with_state(auth)
+        .layer(from_fn(control::page_guard));
+    endpoints.merge(pages).with_state(auth)
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use domain::{Scope, ScopeSet};
 use storage::apps::{self, App};
 use storage::authorization_codes::{self, NewCode};
@@ -250,7 +250,10 @@ impl AuthorizationRequest {
 /// `GET /oauth/authorize`: the consent page, after sign-in.
 pub async fn show(State(auth): State<Arc<AuthService>>, request: Request) -> Response {
     let query = request.uri().query().unwrap_or("").to_owned();
-    let params = Params::parse(query.as_bytes());
+    let params = match Params::parse(query.as_bytes()) {
+        Ok(params) => params,
+        Err(refused) => return refused.into_response(),
+    };
     let authorization = match AuthorizationRequest::read(&auth, &params).await {
         Ok(r) => r,
         Err(refusal) => return refusal.into_response(),
@@ -336,7 +339,10 @@ pub async fn decide(State(auth): State<Arc<AuthService>>, request: Request) -> R
     let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
         return error_page(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large.");
     };
-    let params = Params::parse(&body);
+    let params = match Params::parse(&body) {
+        Ok(params) => params,
+        Err(refused) => return refused.into_response(),
+    };
     if !Csrf::verify(&parts.headers, params.get("csrf")) {
         return error_page(
             StatusCode::FORBIDDEN,

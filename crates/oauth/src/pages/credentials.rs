@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
-use domain::{FieldErrors, Role, Scope, ScopeSet, Timestamp};
+use axum::response::{IntoResponse, Response};
+use domain::{FieldErrors, Role, Scope, ScopeSet, Timestamp, limits};
 use storage::users::User;
 
 use super::Params;
@@ -68,7 +68,7 @@ async fn form_post(
     let body = axum::body::to_bytes(body, MAX_FORM_BYTES)
         .await
         .map_err(|_| error_page(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large."))?;
-    let params = Params::parse(&body);
+    let params = Params::parse(&body).map_err(IntoResponse::into_response)?;
     if !Csrf::verify(&parts.headers, params.get("csrf")) {
         return Err(error_page(
             StatusCode::FORBIDDEN,
@@ -141,7 +141,7 @@ pub async fn revoke_token(State(auth): State<Arc<AuthService>>, request: Request
         Ok(found) => found,
         Err(response) => return response,
     };
-    let Some(id) = params.get("id").and_then(|id| id.parse::<i64>().ok()) else {
+    let Some(id) = params.get("id").and_then(|id| limits::ID.parse(id).ok()) else {
         return error_page(StatusCode::BAD_REQUEST, "The form names no token.");
     };
     match auth.revoke_personal_token(user.id, id).await {

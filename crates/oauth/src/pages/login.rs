@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
 use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::session::{self, Csrf};
@@ -17,7 +17,10 @@ const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// The sign-in page, or straight on when already signed in.
 pub async fn show(State(auth): State<Arc<AuthService>>, request: Request) -> Response {
-    let params = Params::parse(request.uri().query().unwrap_or("").as_bytes());
+    let params = match Params::parse(request.uri().query().unwrap_or("").as_bytes()) {
+        Ok(params) => params,
+        Err(refused) => return refused.into_response(),
+    };
     let target = safe_continue(params.get("continue")).to_owned();
     match session::current_user(&auth, request.headers()).await {
         Ok(Some(_)) => see_other(&target),
@@ -35,7 +38,10 @@ pub async fn submit(State(auth): State<Arc<AuthService>>, request: Request) -> R
     let Ok(body) = axum::body::to_bytes(body, MAX_FORM_BYTES).await else {
         return error_page(StatusCode::PAYLOAD_TOO_LARGE, "The form is too large.");
     };
-    let params = Params::parse(&body);
+    let params = match Params::parse(&body) {
+        Ok(params) => params,
+        Err(refused) => return refused.into_response(),
+    };
     if !Csrf::verify(&parts.headers, params.get("csrf")) {
         return error_page(
             StatusCode::FORBIDDEN,
@@ -80,7 +86,11 @@ pub async fn sign_out(State(auth): State<Arc<AuthService>>, request: Request) ->
     let body = axum::body::to_bytes(body, MAX_FORM_BYTES)
         .await
         .unwrap_or_default();
-    if !Csrf::verify(&parts.headers, Params::parse(&body).get("csrf")) {
+    let params = match Params::parse(&body) {
+        Ok(params) => params,
+        Err(refused) => return refused.into_response(),
+    };
+    if !Csrf::verify(&parts.headers, params.get("csrf")) {
         return error_page(
             StatusCode::FORBIDDEN,
             "The form expired. Go back, reload the page and try again.",

@@ -1,24 +1,45 @@
 //! The authorization service's pages: sign-in, consent at the authorization endpoint, and
 //! the developer credentials page. Server-rendered HTML, no scripts.
 
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use domain::text::TextKind;
+
+use crate::control;
+use html::error_page;
+
 pub mod authorize;
 pub mod credentials;
-mod html;
+pub(crate) mod html;
 pub mod login;
 mod session;
+
+/// Parameters holding control characters: a 400 page.
+pub struct ControlCharacters;
+
+impl IntoResponse for ControlCharacters {
+    fn into_response(self) -> Response {
+        error_page(StatusCode::BAD_REQUEST, control::PAGE_MESSAGE)
+    }
+}
 
 /// Query or form parameters of a page request: empty values count as absent; a name
 /// may repeat (check boxes), which an authorization request treats as an error.
 pub struct Params(Vec<(String, String)>);
 
 impl Params {
-    pub fn parse(bytes: &[u8]) -> Self {
-        Self(
+    /// The parameters, refused when they hold a control character other than the tab
+    /// and line breaks a text area sends (`control`).
+    pub fn parse(bytes: &[u8]) -> Result<Self, ControlCharacters> {
+        if control::refused(bytes, TextKind::Free) {
+            return Err(ControlCharacters);
+        }
+        Ok(Self(
             form_urlencoded::parse(bytes)
                 .filter(|(_, value)| !value.is_empty())
                 .map(|(name, value)| (name.into_owned(), value.into_owned()))
                 .collect(),
-        )
+        ))
     }
 
     /// The first value of `name`.

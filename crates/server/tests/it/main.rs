@@ -15,6 +15,7 @@ mod conditional;
 mod credentials;
 mod credentials_scopes;
 mod encryption_keys;
+mod fuzz;
 mod grants;
 mod http_kernel;
 mod idempotency;

@@ -338,7 +338,8 @@ pub async fn add_product(
     if present > 0 {
         return Ok(false);
     }
-    let end = last.unwrap_or(0) + 1;
+    // Positions grow by one per member added, so they stay far from overflowing.
+    let end = last.unwrap_or(0).saturating_add(1);
     let position = match position {
         Some(p) if p < end => {
             with_conn!(Exec::Tx(tx), |c| {
@@ -397,7 +398,7 @@ pub async fn move_to_front(tx: &mut Tx, collection_id: i64, product_ids: &[i64])
             .await
     })?;
     let count = i64::try_from(product_ids.len()).unwrap_or(i64::MAX);
-    let start = first.unwrap_or(1) - count;
+    let start = first.unwrap_or(1).saturating_sub(count);
     let mut p = Params::new();
     let cases: Vec<String> = product_ids
         .iter()

@@ -4,6 +4,7 @@
 //! token is renewed once, and only within the configured age after its expiry.
 
 use domain::ScopeSet;
+use domain::text::TextKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use serde_json::Value;
@@ -88,6 +89,10 @@ async fn verify_assertion(
     let issuer = unverified["iss"]
         .as_str()
         .ok_or_else(|| refuse("iss is missing"))?;
+    // Unverified text about to reach a lookup: no client id holds control characters.
+    if TextKind::Single.refuses(issuer) {
+        return Err(refuse("iss names no client"));
+    }
     let app = apps::find_by_client_id(&auth.db, issuer)
         .await?
         .ok_or_else(|| refuse("iss names no client"))?;

@@ -6,6 +6,7 @@ pub mod jwt_bearer;
 pub mod password;
 pub mod refresh;
 
+use domain::limits;
 use storage::{Tenant, sellers};
 
 use super::form::Form;
@@ -23,7 +24,7 @@ async fn seller_binding(
     };
     let unknown =
         || OAuthError::invalid_request("seller_id does not name a seller of this account");
-    let seller_id: i64 = raw.parse().map_err(|_| unknown())?;
+    let seller_id = limits::ID.parse(raw).map_err(|_| unknown())?;
     let account_id = account_id.ok_or_else(unknown)?;
     let tenant = Tenant {
         account_id,

@@ -88,6 +88,16 @@ impl SubscriptionStatus {
         )
     }
 
+    /// Whether `PUT /webhooks/{id}/disable` applies: to a subscription whose target once
+    /// answered its verification. A pending or unverified one cannot be disabled, or its
+    /// reactivation would make it active without the target ever consenting.
+    pub const fn can_disable(self) -> bool {
+        matches!(
+            self,
+            SubscriptionStatus::Active | SubscriptionStatus::Failed
+        )
+    }
+
     /// Whether `PUT /webhooks/{id}/reactivate` applies.
     pub const fn can_reactivate(self) -> bool {
         matches!(
@@ -217,6 +227,19 @@ mod tests {
             error_count: 0,
             exhausted_count: 0,
         }
+    }
+
+    #[test]
+    fn only_a_verified_subscription_is_disabled_or_reactivated() {
+        use SubscriptionStatus::*;
+        for status in [Pending, FailedActivation] {
+            assert!(
+                !status.can_disable() && !status.can_reactivate(),
+                "{status}"
+            );
+        }
+        assert!(Active.can_disable() && Failed.can_disable());
+        assert!(Disabled.can_reactivate() && Failed.can_reactivate());
     }
 
     #[test]

@@ -443,6 +443,15 @@ async fn disable(
                 let current = locked(tx, tenant, id).await?;
                 Ok(match current.status {
                     SubscriptionStatus::Disabled => current,
+                    status if !status.can_disable() => {
+                        return Err(ApiError::invalid_field(
+                            "status",
+                            format!(
+                                "is {status}: only a verified subscription (active or failed) \
+                                 is disabled; delete this one, or give it a URL to verify"
+                            ),
+                        ));
+                    }
                     _ => {
                         let health = domain::webhook::Health {
                             status: SubscriptionStatus::Disabled,

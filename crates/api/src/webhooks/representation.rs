@@ -144,7 +144,7 @@ pub fn webhook_resource(
             || format!("{href}/reactivate"),
         )
         .rel_if(
-            write && webhook.status != SubscriptionStatus::Disabled,
+            write && webhook.status.can_disable(),
             &rels::WEBHOOKS_DISABLE,
             || format!("{href}/disable"),
         )

@@ -190,6 +190,31 @@ async fn the_handshake_decides_activation(backend: Backend) {
     let failed = settled_status(&s, &token, &closed["id"], "pending").await;
     assert_eq!(failed["status"], "failed_activation");
     assert_eq!(receiver.received().len(), before);
+    // A target that never consented cannot be made active by disabling and reactivating
+    // its subscription: neither action applies, and neither is offered.
+    let path = format!("/v2/webhooks/{}", closed["id"]);
+    assert!(
+        failed["_links"].get("webhooks:disable").is_none(),
+        "{failed}"
+    );
+    assert!(
+        failed["_links"].get("webhooks:reactivate").is_none(),
+        "{failed}"
+    );
+    for action in ["disable", "reactivate"] {
+        let (status, refused) = s
+            .call(Method::PUT, &format!("{path}/{action}"), &token, None)
+            .await;
+        assert_eq!(
+            status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{action}: {refused}"
+        );
+        assert_eq!(error_fields(&refused), ["status"], "{action}");
+    }
+    let (_, after) = s.get_json(&path, &token).await;
+    assert_eq!(after["status"], "failed_activation");
+    assert_eq!(receiver.received().len(), before);
 }
 
 async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backend) {

@@ -49,18 +49,6 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Whether this is a unique violation on `table.column` (indexes are named
-    /// `{table}_{column}_key`, so both backends' reports can be recognised).
-    pub fn is_unique_violation_on(&self, table: &str, column: &str) -> bool {
-        match self {
-            Error::UniqueViolation { target, .. } => {
-                target == &format!("{table}_{column}_key")
-                    || target.contains(&format!("{table}.{column}"))
-            }
-            _ => false,
-        }
-    }
-
     /// The unique index this error says refused the write, if any.
     pub fn violated_index(&self) -> Option<UniqueIndex> {
         match self {

@@ -2,6 +2,11 @@
 //! `{"_class":["error"], "status", "error", "message"}`. Internal details are logged, never
 //! sent.
 //!
+//! A unique index refusing a write is answered in one place, the conversion from
+//! `storage::Error`, as the registry says (`taken`): a 422 on the field it concerns, or a
+//! 409 `already_exists` where no field applies. A caller that derived the value itself (a
+//! slug from a title) turns it into a retry instead (`retry_if_taken`).
+//!
 //! Storage failures caused by concurrent writes are answered, not failed: a write that lost
 //! to another (a deadlock, a serialization failure) or whose row vanished under it is run
 //! again by the transaction runner, which recognises such an error through `TxError`; when
@@ -14,6 +19,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use domain::{FieldErrors, Scope};
 use serde_json::{Value, json};
+use storage::UniqueIndex;
+
+use super::taken::{self, Taken};
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -24,6 +32,8 @@ pub struct ApiError {
     headers: Vec<(header::HeaderName, HeaderValue)>,
     /// Lost to a concurrent write: the transaction runner runs the work again.
     retryable: bool,
+    /// The unique index whose violation this answers.
+    violated: Option<UniqueIndex>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -37,6 +47,7 @@ impl ApiError {
             fields: None,
             headers: Vec::new(),
             retryable: false,
+            violated: None,
         }
     }
 
@@ -192,6 +203,42 @@ impl ApiError {
         Self::validation(FieldErrors::single(field, message))
     }
 
+    /// A unique index refused the write: answered as the registry says (`taken`).
+    fn taken(index: UniqueIndex) -> Self {
+        let answer = match taken::answer(index) {
+            Taken::Field(field) => {
+                tracing::debug!(%index, "a unique value is taken");
+                Self::invalid_field(field, "has already been taken")
+            }
+            Taken::Conflict => {
+                tracing::info!(%index, "a unique index no field answers for refused a write");
+                Self {
+                    retryable: true,
+                    ..Self::conflict(
+                        "already_exists",
+                        "a resource with the same unique values already exists",
+                    )
+                }
+            }
+        };
+        Self {
+            violated: Some(index),
+            ..answer
+        }
+    }
+
+    /// For a value the server derived rather than the client gave (a slug made from a
+    /// title, a product type created by name): a violation of `index` means a concurrent
+    /// write took the value after it was found free. No field of the request is at fault;
+    /// the work runs again and derives it anew.
+    pub fn retry_if_taken(self, index: UniqueIndex) -> Self {
+        if self.violated == Some(index) {
+            Self::write_conflict()
+        } else {
+            self
+        }
+    }
+
     #[cfg(test)]
     pub fn status(&self) -> StatusCode {
         self.status
@@ -248,6 +295,9 @@ impl From<storage::Error> for ApiError {
     fn from(err: storage::Error) -> Self {
         use storage::Error as E;
         match &err {
+            E::UniqueViolation {
+                index: Some(index), ..
+            } => Self::taken(*index),
             E::Conflict(_) | E::LockOrderChanged => {
                 tracing::debug!(error = %err, "write conflict");
                 Self::write_conflict()
@@ -260,6 +310,7 @@ impl From<storage::Error> for ApiError {
                 tracing::warn!(error = %err, "database busy");
                 Self::database_busy()
             }
+            // Including a violation of an index the schema does not declare: a bug.
             _ => {
                 tracing::error!(error = %err, "storage failure");
                 Self::internal()
@@ -339,5 +390,56 @@ mod tests {
 
     fn sqlx_error() -> sqlx::Error {
         sqlx::Error::Protocol("from the database".into())
+    }
+
+    fn violation(index: Option<UniqueIndex>) -> storage::Error {
+        storage::Error::UniqueViolation {
+            index,
+            target: "as the database said".into(),
+        }
+    }
+
+    #[test]
+    fn a_unique_violation_is_a_422_on_the_field_the_registry_names() {
+        let (err, body) = answer(violation(Some(UniqueIndex::VariantsSku)));
+        assert!(!err.is_retryable());
+        assert_eq!(err.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(
+            body["_embedded"]["errors"],
+            json!([{"_class": ["error"], "field": "sku", "messages": ["has already been taken"]}])
+        );
+    }
+
+    #[test]
+    fn a_unique_violation_no_field_answers_for_is_retried_then_409() {
+        let (err, body) = answer(violation(Some(UniqueIndex::OrdersCode)));
+        assert!(err.is_retryable());
+        assert_eq!(err.status(), StatusCode::CONFLICT);
+        assert_eq!(body["error"], "already_exists");
+        assert_eq!(body["status"], 409);
+    }
+
+    #[test]
+    fn a_violation_of_an_undeclared_index_is_internal() {
+        let (err, body) = answer(violation(None));
+        assert!(!err.is_retryable());
+        assert_eq!(body["error"], "internal_error");
+        assert!(!body.to_string().contains("as the database said"));
+    }
+
+    #[test]
+    fn a_derived_value_taken_meanwhile_is_retried_but_only_on_its_index() {
+        let slug = || ApiError::from(violation(Some(UniqueIndex::ProductsSlug)));
+        let retried = slug().retry_if_taken(UniqueIndex::ProductsSlug);
+        assert!(retried.is_retryable());
+        assert_eq!(retried.body()["error"], "write_conflict");
+        let other = slug().retry_if_taken(UniqueIndex::CollectionsSlug);
+        assert!(!other.is_retryable());
+        assert_eq!(other.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            !ApiError::not_found()
+                .retry_if_taken(UniqueIndex::ProductsSlug)
+                .is_retryable()
+        );
     }
 }

@@ -1,19 +1,20 @@
 //! The API's error type and its bodies: 422 carries `_embedded.errors`; every other status
-//! `{"_class":["error"], "status", "error", "message"}`. Internal details are logged, never
-//! sent.
+//! `{"_class":["error"], "status", "error", "message"}` with a code of `ErrorCode`.
 //!
-//! A unique index refusing a write is answered in one place, the conversion from
-//! `storage::Error`, as the registry says (`taken`): a 422 on the field it concerns, or a
-//! 409 `already_exists` where no field applies. A caller that derived the value itself (a
-//! slug from a title) turns it into a retry instead (`retry_if_taken`).
+//! Storage failures are answered in one place, the conversion from `storage::Error`, so
+//! that no call site has to remember them:
 //!
-//! Storage failures caused by concurrent writes are answered, not failed: a write that lost
-//! to another (a deadlock, a serialization failure) or whose row vanished under it is run
-//! again by the transaction runner, which recognises such an error through `TxError`; when
-//! every attempt loses, the answer is 409 `write_conflict` (the same request may succeed
-//! in a moment: `Retry-After` says when), or 409 `referenced_resource_deleted` when a row
-//! the write names keeps being deleted under it. A database or pool busy past its timeout
-//! is 503 `database_busy` with `Retry-After`.
+//! - A unique index refusing a write is a 422 on the field it concerns, or a 409
+//!   `already_exists` where no field applies (`taken`, the registry). A caller that
+//!   derived the value itself (a slug from a title) turns it into a retry instead
+//!   (`retry_if_taken`).
+//! - A write that lost to another (a deadlock, a serialization failure) or whose row
+//!   vanished under it is run again by the transaction runner, which recognises such an
+//!   error through `TxError`; when every attempt loses, the answer is 409 `write_conflict`
+//!   (the same request may succeed in a moment: `Retry-After` says when), or 409
+//!   `referenced_resource_deleted` when a row the write names keeps being deleted under it.
+//! - A database or pool busy past its timeout is 503 `database_busy` with `Retry-After`.
+//! - Anything else is a 500 whose body says nothing about it; the failure is logged.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -21,14 +22,14 @@ use domain::{FieldErrors, Scope};
 use serde_json::{Value, json};
 use storage::UniqueIndex;
 
+pub use super::error_code::ErrorCode;
 use super::taken::{self, Taken};
 
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    code: &'static str,
+    answer: Answer,
     message: String,
-    fields: Option<FieldErrors>,
     headers: Vec<(header::HeaderName, HeaderValue)>,
     /// Lost to a concurrent write: the transaction runner runs the work again.
     retryable: bool,
@@ -36,19 +37,29 @@ pub struct ApiError {
     violated: Option<UniqueIndex>,
 }
 
+#[derive(Debug)]
+enum Answer {
+    Code(ErrorCode),
+    /// A 422 lists what is wrong with each field instead.
+    Fields(FieldErrors),
+}
+
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    fn make(status: StatusCode, answer: Answer, message: String) -> Self {
         Self {
             status,
-            code,
-            message: message.into(),
-            fields: None,
+            answer,
+            message,
             headers: Vec::new(),
             retryable: false,
             violated: None,
         }
+    }
+
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::make(code.status(), Answer::Code(code), message.into())
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
@@ -56,8 +67,16 @@ impl ApiError {
         self
     }
 
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, code, message)
+    /// A client error the framework answered with `status` and no code of its own.
+    pub fn refused(status: StatusCode) -> Self {
+        let reason = status
+            .canonical_reason()
+            .unwrap_or("the request was refused");
+        Self::make(
+            status,
+            Answer::Code(ErrorCode::RequestRefused),
+            reason.into(),
+        )
     }
 
     /// A missing, malformed, expired or foreign bearer token (RFC 6750 section 3).
@@ -67,7 +86,7 @@ impl ApiError {
             "Bearer realm=\"commerce\", error=\"invalid_token\", error_description=\"{}\"",
             message.replace(['"', '\\'], "'")
         );
-        Self::new(StatusCode::UNAUTHORIZED, "invalid_token", message).with_header(
+        Self::new(ErrorCode::InvalidToken, message).with_header(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_str(&challenge)
                 .unwrap_or(HeaderValue::from_static("Bearer realm=\"commerce\"")),
@@ -76,12 +95,7 @@ impl ApiError {
 
     /// No credentials at all: a bare challenge, as RFC 6750 section 3.1 asks.
     pub fn unauthenticated() -> Self {
-        Self::new(
-            StatusCode::UNAUTHORIZED,
-            "invalid_token",
-            "an access token is required",
-        )
-        .with_header(
+        Self::new(ErrorCode::InvalidToken, "an access token is required").with_header(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Bearer realm=\"commerce\", error=\"invalid_token\""),
         )
@@ -91,8 +105,7 @@ impl ApiError {
         let challenge =
             format!("Bearer realm=\"commerce\", error=\"insufficient_scope\", scope=\"{scope}\"");
         Self::new(
-            StatusCode::FORBIDDEN,
-            "insufficient_scope",
+            ErrorCode::InsufficientScope,
             format!("the access token lacks the {scope} scope"),
         )
         .with_header(
@@ -102,45 +115,33 @@ impl ApiError {
     }
 
     pub fn not_found() -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "the resource does not exist",
-        )
-    }
-
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, code, message)
+        Self::new(ErrorCode::NotFound, "the resource does not exist")
     }
 
     pub fn precondition_failed() -> Self {
         Self::new(
-            StatusCode::PRECONDITION_FAILED,
-            "precondition_failed",
+            ErrorCode::PreconditionFailed,
             "the resource changed since the version named in If-Match or If-Unmodified-Since",
         )
     }
 
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the body exceeds {limit} bytes"),
         )
     }
 
     pub fn unsupported_media_type() -> Self {
         Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "the body must be JSON (Content-Type: application/json)",
         )
     }
 
     pub fn too_many_requests(retry_after_secs: u64) -> Self {
         Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limit_exceeded",
+            ErrorCode::RateLimitExceeded,
             format!("too many requests; retry in {retry_after_secs} s"),
         )
         .with_header(header::RETRY_AFTER, HeaderValue::from(retry_after_secs))
@@ -151,8 +152,8 @@ impl ApiError {
     pub fn write_conflict() -> Self {
         Self {
             retryable: true,
-            ..Self::conflict(
-                "write_conflict",
+            ..Self::new(
+                ErrorCode::WriteConflict,
                 "concurrent writes to the same resources got in the way; send the request again",
             )
             .with_header(header::RETRY_AFTER, HeaderValue::from(1))
@@ -164,8 +165,8 @@ impl ApiError {
     fn referenced_resource_deleted() -> Self {
         Self {
             retryable: true,
-            ..Self::conflict(
-                "referenced_resource_deleted",
+            ..Self::new(
+                ErrorCode::ReferencedResourceDeleted,
                 "a resource this request refers to was deleted while it ran",
             )
         }
@@ -173,8 +174,7 @@ impl ApiError {
 
     fn database_busy() -> Self {
         Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "database_busy",
+            ErrorCode::DatabaseBusy,
             "the database is busy; send the request again shortly",
         )
         .with_header(header::RETRY_AFTER, HeaderValue::from(1))
@@ -182,21 +182,17 @@ impl ApiError {
 
     pub fn internal() -> Self {
         Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            ErrorCode::InternalError,
             "the server failed to answer; the failure is logged",
         )
     }
 
     pub fn validation(fields: FieldErrors) -> Self {
-        Self {
-            fields: Some(fields),
-            ..Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid",
-                "the request has invalid values",
-            )
-        }
+        Self::make(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Answer::Fields(fields),
+            "the request has invalid values".into(),
+        )
     }
 
     pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
@@ -214,8 +210,8 @@ impl ApiError {
                 tracing::info!(%index, "a unique index no field answers for refused a write");
                 Self {
                     retryable: true,
-                    ..Self::conflict(
-                        "already_exists",
+                    ..Self::new(
+                        ErrorCode::AlreadyExists,
                         "a resource with the same unique values already exists",
                     )
                 }
@@ -245,8 +241,8 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Value {
-        match &self.fields {
-            Some(fields) => {
+        match &self.answer {
+            Answer::Fields(fields) => {
                 let errors: Vec<Value> = fields
                     .errors()
                     .iter()
@@ -259,10 +255,10 @@ impl ApiError {
                     "_embedded": {"errors": errors},
                 })
             }
-            None => json!({
+            Answer::Code(code) => json!({
                 "_class": ["error"],
                 "status": self.status.as_u16(),
-                "error": self.code,
+                "error": code.as_str(),
                 "message": self.message,
             }),
         }

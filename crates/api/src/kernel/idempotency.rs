@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use storage::idempotency::{self, Claim, StoredResponse};
 
 use super::auth::Authentication;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 
 const KEY_HEADER: &str = "idempotency-key";
@@ -45,8 +45,8 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             k.to_owned()
         }
         _ => {
-            return ApiError::bad_request(
-                "invalid_idempotency_key",
+            return ApiError::new(
+                ErrorCode::InvalidIdempotencyKey,
                 format!("Idempotency-Key must be 1 to {MAX_KEY_LENGTH} visible ASCII characters"),
             )
             .into_response();
@@ -89,8 +89,8 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             "was already used for a different request",
         )
         .into_response(),
-        Ok(Claim::InProgress) => ApiError::conflict(
-            "request_in_progress",
+        Ok(Claim::InProgress) => ApiError::new(
+            ErrorCode::RequestInProgress,
             "a request with this Idempotency-Key is still being processed",
         )
         .into_response(),

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod conditional;
 pub mod error;
+mod error_code;
 pub mod framework_errors;
 pub mod hal_response;
 pub mod idempotency;

@@ -137,8 +137,11 @@ impl OAuthError {
 }
 
 impl From<storage::Error> for OAuthError {
+    /// Logs where the failure was met (a `?`): the client sees only `server_error`.
+    #[track_caller]
     fn from(err: storage::Error) -> Self {
-        tracing::error!(error = %err, "storage failure in the token endpoint");
+        let at = std::panic::Location::caller();
+        tracing::error!(error = %err, %at, "storage failure in the token endpoint");
         Self::server_error()
     }
 }

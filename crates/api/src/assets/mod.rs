@@ -343,7 +343,7 @@ async fn file(
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_str(&file.content_type).map_err(|_| ApiError::internal())?,
+        HeaderValue::from_str(&file.content_type).map_err(ApiError::internal)?,
     );
     headers.insert(
         header::CACHE_CONTROL,
@@ -351,7 +351,7 @@ async fn file(
     );
     headers.insert(
         header::ETAG,
-        HeaderValue::from_str(&format!("\"{}\"", file.digest)).map_err(|_| ApiError::internal())?,
+        HeaderValue::from_str(&format!("\"{}\"", file.digest)).map_err(ApiError::internal)?,
     );
     headers.insert(header::LAST_MODIFIED, http_date(file.created_on));
     headers.insert(

@@ -125,10 +125,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
             Some(Authentication::Principal(p)) => Ok(Auth(p.clone())),
             Some(Authentication::Refused(reason)) => Err(ApiError::invalid_token(reason.clone())),
             Some(Authentication::Anonymous) => Err(ApiError::unauthenticated()),
-            None => {
-                tracing::error!("a handler needing a principal runs without the auth middleware");
-                Err(ApiError::internal())
-            }
+            None => Err(ApiError::internal(
+                "a handler needing a principal runs without the auth middleware",
+            )),
         }
     }
 }

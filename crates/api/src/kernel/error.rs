@@ -14,7 +14,14 @@
 //!   (the same request may succeed in a moment: `Retry-After` says when), or 409
 //!   `referenced_resource_deleted` when a row the write names keeps being deleted under it.
 //! - A database or pool busy past its timeout is 503 `database_busy` with `Retry-After`.
-//! - Anything else is a 500 whose body says nothing about it; the failure is logged.
+//! - Anything else is a 500 whose body says nothing about it. Its cause and the place the
+//!   error was made (`#[track_caller]` on every constructor and conversion, so a `?` is
+//!   that place) are kept and logged when it is answered, inside the request's span, so
+//!   the log line carries the request id the client sees.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::panic::Location;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +31,9 @@ use storage::UniqueIndex;
 
 pub use super::error_code::ErrorCode;
 use super::taken::{self, Taken};
+
+/// What made the server fail.
+type Cause = Box<dyn StdError + Send + Sync>;
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -35,6 +45,10 @@ pub struct ApiError {
     retryable: bool,
     /// The unique index whose violation this answers.
     violated: Option<UniqueIndex>,
+    /// Why the server failed (500s only): logged, never sent.
+    cause: Option<Cause>,
+    /// Where the error was made.
+    origin: &'static Location<'static>,
 }
 
 #[derive(Debug)]
@@ -47,6 +61,7 @@ enum Answer {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
+    #[track_caller]
     fn make(status: StatusCode, answer: Answer, message: String) -> Self {
         Self {
             status,
@@ -55,9 +70,12 @@ impl ApiError {
             headers: Vec::new(),
             retryable: false,
             violated: None,
+            cause: None,
+            origin: Location::caller(),
         }
     }
 
+    #[track_caller]
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self::make(code.status(), Answer::Code(code), message.into())
     }
@@ -68,6 +86,7 @@ impl ApiError {
     }
 
     /// A client error the framework answered with `status` and no code of its own.
+    #[track_caller]
     pub fn refused(status: StatusCode) -> Self {
         let reason = status
             .canonical_reason()
@@ -80,6 +99,7 @@ impl ApiError {
     }
 
     /// A missing, malformed, expired or foreign bearer token (RFC 6750 section 3).
+    #[track_caller]
     pub fn invalid_token(message: impl Into<String>) -> Self {
         let message = message.into();
         let challenge = format!(
@@ -94,6 +114,7 @@ impl ApiError {
     }
 
     /// No credentials at all: a bare challenge, as RFC 6750 section 3.1 asks.
+    #[track_caller]
     pub fn unauthenticated() -> Self {
         Self::new(ErrorCode::InvalidToken, "an access token is required").with_header(
             header::WWW_AUTHENTICATE,
@@ -101,6 +122,7 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn insufficient_scope(scope: Scope) -> Self {
         let challenge =
             format!("Bearer realm=\"commerce\", error=\"insufficient_scope\", scope=\"{scope}\"");
@@ -114,10 +136,12 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn not_found() -> Self {
         Self::new(ErrorCode::NotFound, "the resource does not exist")
     }
 
+    #[track_caller]
     pub fn precondition_failed() -> Self {
         Self::new(
             ErrorCode::PreconditionFailed,
@@ -125,6 +149,7 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
             ErrorCode::PayloadTooLarge,
@@ -132,6 +157,7 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn unsupported_media_type() -> Self {
         Self::new(
             ErrorCode::UnsupportedMediaType,
@@ -139,6 +165,7 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn too_many_requests(retry_after_secs: u64) -> Self {
         Self::new(
             ErrorCode::RateLimitExceeded,
@@ -149,6 +176,7 @@ impl ApiError {
 
     /// A write that lost to concurrent ones on every attempt, or whose work must run
     /// again because what it read changed under it (a retryable error).
+    #[track_caller]
     pub fn write_conflict() -> Self {
         Self {
             retryable: true,
@@ -162,6 +190,7 @@ impl ApiError {
 
     /// A row the write names was deleted by a concurrent write (a retryable error: run
     /// again, the work sees the deletion and answers as it would have after it).
+    #[track_caller]
     fn referenced_resource_deleted() -> Self {
         Self {
             retryable: true,
@@ -172,6 +201,7 @@ impl ApiError {
         }
     }
 
+    #[track_caller]
     fn database_busy() -> Self {
         Self::new(
             ErrorCode::DatabaseBusy,
@@ -180,13 +210,20 @@ impl ApiError {
         .with_header(header::RETRY_AFTER, HeaderValue::from(1))
     }
 
-    pub fn internal() -> Self {
-        Self::new(
-            ErrorCode::InternalError,
-            "the server failed to answer; the failure is logged",
-        )
+    /// The server failed because of `cause`, which is logged with where this was called
+    /// when the error is answered; the client learns nothing of it.
+    #[track_caller]
+    pub fn internal(cause: impl Into<Cause>) -> Self {
+        Self {
+            cause: Some(cause.into()),
+            ..Self::new(
+                ErrorCode::InternalError,
+                "the server failed to answer; the failure is logged",
+            )
+        }
     }
 
+    #[track_caller]
     pub fn validation(fields: FieldErrors) -> Self {
         Self::make(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -195,11 +232,13 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
         Self::validation(FieldErrors::single(field, message))
     }
 
     /// A unique index refused the write: answered as the registry says (`taken`).
+    #[track_caller]
     fn taken(index: UniqueIndex) -> Self {
         let answer = match taken::answer(index) {
             Taken::Field(field) => {
@@ -227,6 +266,7 @@ impl ApiError {
     /// title, a product type created by name): a violation of `index` means a concurrent
     /// write took the value after it was found free. No field of the request is at fault;
     /// the work runs again and derives it anew.
+    #[track_caller]
     pub fn retry_if_taken(self, index: UniqueIndex) -> Self {
         if self.violated == Some(index) {
             Self::write_conflict()
@@ -263,10 +303,46 @@ impl ApiError {
             }),
         }
     }
+
+    /// Logs a server failure with its cause chain and where it was made.
+    fn log(&self) {
+        if self.status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(
+                error = %Chain(self.cause.as_deref()),
+                at = %self.origin,
+                "internal error"
+            );
+        }
+    }
+}
+
+/// An error and its `source()`s, `: `-separated. A level whose message already ends with
+/// its source's (thiserror's `"…: {0}"`) does not repeat it.
+struct Chain<'a>(Option<&'a (dyn StdError + Send + Sync + 'static)>);
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(first) = self.0 else {
+            return f.write_str("no cause recorded");
+        };
+        let mut shown = first.to_string();
+        f.write_str(&shown)?;
+        let mut next = first.source();
+        while let Some(err) = next {
+            let message = err.to_string();
+            if !shown.ends_with(&message) {
+                write!(f, ": {message}")?;
+                shown = message;
+            }
+            next = err.source();
+        }
+        Ok(())
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        self.log();
         let body = serde_json::to_vec(&self.body()).expect("error bodies serialise");
         let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
@@ -282,12 +358,14 @@ impl IntoResponse for ApiError {
 }
 
 impl From<FieldErrors> for ApiError {
+    #[track_caller]
     fn from(fields: FieldErrors) -> Self {
         Self::validation(fields)
     }
 }
 
 impl From<storage::Error> for ApiError {
+    #[track_caller]
     fn from(err: storage::Error) -> Self {
         use storage::Error as E;
         match &err {
@@ -307,10 +385,7 @@ impl From<storage::Error> for ApiError {
                 Self::database_busy()
             }
             // Including a violation of an index the schema does not declare: a bug.
-            _ => {
-                tracing::error!(error = %err, "storage failure");
-                Self::internal()
-            }
+            _ => Self::internal(err),
         }
     }
 }
@@ -323,6 +398,9 @@ impl storage::TxError for ApiError {
 
 #[cfg(test)]
 mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+
     use storage::TxError;
 
     use super::*;
@@ -437,5 +515,105 @@ mod tests {
                 .retry_if_taken(UniqueIndex::ProductsSlug)
                 .is_retryable()
         );
+    }
+
+    #[test]
+    fn an_error_made_by_a_question_mark_was_made_there() {
+        fn read() -> ApiResult<()> {
+            Err(storage::Error::Corrupt("a row is unreadable".into()))?
+        }
+        let line = line!() - 2;
+        let err = read().unwrap_err();
+        assert_eq!((err.origin.file(), err.origin.line()), (file!(), line));
+    }
+
+    /// Where a test's subscriber writes its log lines.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading the ledger failed")]
+    struct Ledger(#[source] io::Error);
+
+    #[tokio::test]
+    async fn an_internal_error_logs_its_causes_origin_and_request_id_and_tells_the_client_nothing()
+    {
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let request = axum::extract::Request::builder()
+            .uri("/v2/orders?secret=1")
+            .header("x-request-id", "req-4711")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let (response, line) = tracing::subscriber::with_default(subscriber, || {
+            let _span = crate::app::request_span(&request).entered();
+            let err = ApiError::internal(Ledger(io::Error::other("disk on fire")));
+            (err.into_response(), line!() - 1)
+        });
+
+        let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+        let line_of = |needle: &str| {
+            logged
+                .lines()
+                .find(|l| l.contains(needle))
+                .map(str::to_owned)
+        };
+        let logged = line_of("internal error").unwrap_or_else(|| panic!("no log line: {logged}"));
+        assert!(logged.contains("ERROR"), "{logged}");
+        assert!(logged.contains("request_id=req-4711"), "{logged}");
+        assert!(
+            logged.contains("error=reading the ledger failed: disk on fire"),
+            "{logged}"
+        );
+        assert!(
+            logged.contains(&format!("at={}:{line}:", file!())),
+            "{logged}"
+        );
+
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "_class": ["error"], "status": 500, "error": "internal_error",
+                "message": "the server failed to answer; the failure is logged",
+            })
+        );
+    }
+
+    #[test]
+    fn a_chain_shows_each_cause_once() {
+        let shown =
+            |err: &(dyn std::error::Error + Send + Sync + 'static)| Chain(Some(err)).to_string();
+        assert_eq!(
+            shown(&Ledger(io::Error::other("disk on fire"))),
+            "reading the ledger failed: disk on fire"
+        );
+        // Each level repeats its source's message: said once.
+        let storage = storage::Error::Database(sqlx::Error::Io(io::Error::other("reset")));
+        assert_eq!(
+            shown(&storage),
+            "database error: error communicating with database: reset"
+        );
+        assert_eq!(Chain(None).to_string(), "no cause recorded");
     }
 }

@@ -45,7 +45,9 @@ fn error_for(status: StatusCode) -> ApiError {
         StatusCode::REQUEST_TIMEOUT => {
             ApiError::new(ErrorCode::RequestTimeout, "the request took too long")
         }
-        s if s.is_server_error() => ApiError::internal(),
+        s if s.is_server_error() => {
+            ApiError::internal(format!("the framework answered {s} without a body"))
+        }
         s => ApiError::refused(s),
     }
 }

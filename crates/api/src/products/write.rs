@@ -311,7 +311,7 @@ pub async fn reload(
         id,
     )
     .await?
-    .ok_or_else(ApiError::internal)?;
+    .ok_or_else(|| ApiError::internal(format!("product {id}, just written, is not found")))?;
     let related = Related::load_in(tx, &product).await?;
     let doc = product_resource(
         &state.urls,

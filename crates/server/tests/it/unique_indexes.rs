@@ -3,7 +3,7 @@
 //! API are a 422 on the field they concern, or a 409 `already_exists` where none applies,
 //! with nothing written.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -35,26 +35,26 @@ impl Found {
     }
 }
 
-/// Groups `(table, index, primary, position, column)` rows into indexes.
-fn indexes(rows: Vec<(String, String, bool, i64, String)>) -> Vec<Found> {
-    let mut by_name: BTreeMap<(String, String), (bool, Vec<(i64, String)>)> = BTreeMap::new();
-    for (table, name, primary, position, column) in rows {
-        let entry = by_name.entry((table, name)).or_default();
-        entry.0 = primary;
-        entry.1.push((position, column));
-    }
-    by_name
-        .into_iter()
-        .map(|((table, name), (primary, mut columns))| {
-            columns.sort();
-            Found {
+/// One row per indexed column: table, index, whether it is the primary key, position,
+/// column.
+type IndexColumn = (String, String, bool, i64, String);
+
+/// Groups the rows of each index, its columns in index order.
+fn indexes(mut rows: Vec<IndexColumn>) -> Vec<Found> {
+    rows.sort_by(|a, b| (&a.0, &a.1, a.3).cmp(&(&b.0, &b.1, b.3)));
+    let mut found: Vec<Found> = Vec::new();
+    for (table, name, primary, _, column) in rows {
+        match found.last_mut() {
+            Some(last) if last.table == table && last.name == name => last.columns.push(column),
+            _ => found.push(Found {
                 table,
                 name,
-                columns: columns.into_iter().map(|(_, c)| c).collect(),
+                columns: vec![column],
                 primary,
-            }
-        })
-        .collect()
+            }),
+        }
+    }
+    found
 }
 
 /// Every unique index of the migrated schema (sqlx's own bookkeeping aside), and, on

@@ -1,5 +1,6 @@
 //! The whole HTTP application: routes of every area and the shared middleware stack.
 
+use std::any::Any;
 use std::time::Duration;
 
 use axum::Router;
@@ -86,8 +87,9 @@ pub fn router(state: AppState) -> Router {
                 .layer(from_fn_with_state(state.clone(), metrics::middleware))
                 .layer(from_fn_with_state(state.clone(), query_count::middleware))
                 .layer(from_fn(framework_errors::middleware))
-                .layer(CatchPanicLayer::custom(|_| {
-                    ApiError::internal().into_response()
+                .layer(CatchPanicLayer::custom(|panic: Box<dyn Any + Send>| {
+                    ApiError::internal(format!("panicked: {}", panic_message(&*panic)))
+                        .into_response()
                 }))
                 .layer(RequestBodyLimitLayer::new(limit))
                 .layer(MapRequestBodyLayer::new(Body::new))
@@ -102,8 +104,18 @@ async fn not_found() -> ApiError {
     ApiError::not_found()
 }
 
+/// What a panic was raised with (the panic hook has already logged where).
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("with a payload that is no message")
+}
+
 /// One span per request: method, path (never the query, which could hold secrets) and id.
-fn request_span(request: &Request) -> Span {
+/// An internal error's log line is made inside it, so it names the same request id.
+pub(crate) fn request_span(request: &Request) -> Span {
     let id = request
         .headers()
         .get("x-request-id")

@@ -2,7 +2,7 @@
 
 use axum::Router;
 use axum::extract::{Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use domain::Timestamp;
@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::kernel::auth::Auth;
+use crate::kernel::error::{ApiError, ErrorCode};
 use crate::kernel::hal_response::Hal;
 use crate::state::AppState;
 
@@ -32,12 +33,14 @@ async fn readyz(State(state): State<AppState>) -> Response {
         Ok(()) => axum::Json(json!({"status": "ready", "database": backend})).into_response(),
         Err(err) => {
             tracing::warn!(error = %err, "readiness check failed");
+            let unavailable = ApiError::new(
+                ErrorCode::DatabaseUnavailable,
+                "the database does not answer",
+            );
+            // Plain JSON, as the ready answer is: probes read it, not API clients.
             (
-                StatusCode::SERVICE_UNAVAILABLE,
-                axum::Json(json!({
-                    "_class": ["error"], "status": 503, "error": "database_unavailable",
-                    "message": "the database does not answer",
-                })),
+                ErrorCode::DatabaseUnavailable.status(),
+                axum::Json(unavailable.body()),
             )
                 .into_response()
         }

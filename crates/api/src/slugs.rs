@@ -1,10 +1,9 @@
 //! Slugs unique per seller, for products and collections.
 
 use domain::catalog::product::SLUG_MAX;
-use storage::{Tx, slugs};
+use storage::{Tx, UniqueIndex, slugs};
 
 use crate::kernel::error::{ApiError, ApiResult};
-use crate::products::write::taken;
 
 /// The slug to store: a given one as it is (a taken one fails on the unique index and
 /// is reported), a derived one made free with a number (`-2` to `-10`), or with a random
@@ -32,15 +31,14 @@ pub async fn unique_slug(
     )
 }
 
-/// Turns a unique violation on a written slug into its answer: a 422 when the client chose
-/// the slug; when it was derived, a concurrent write took it between `unique_slug` and the
-/// insert, and the write runs again (finding the next free one).
-pub fn slug_taken(table: &'static str, given: bool) -> impl Fn(storage::Error) -> ApiError {
-    move |err| {
-        if !given && err.is_unique_violation_on(table, "slug") {
-            ApiError::write_conflict()
-        } else {
-            taken(table, "slug")(err)
-        }
+/// The answer to a failed write of a slug from `unique_slug`, on the table of `index`. A
+/// taken slug the client gave is its own (the 422 on `slug` every unique violation gets);
+/// a derived one was taken by a concurrent write between `unique_slug` and the write,
+/// which runs again and finds the next free one.
+pub fn slug_refused(err: ApiError, index: UniqueIndex, given: bool) -> ApiError {
+    if given {
+        err
+    } else {
+        err.retry_if_taken(index)
     }
 }

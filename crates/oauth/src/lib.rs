@@ -22,7 +22,7 @@ mod sign_in;
 pub mod tokens;
 
 pub use endpoints::routes;
-pub use error::OAuthError;
+pub use error::{OAuthCode, OAuthError};
 pub use issue::{TokenAnswer, new_family_id};
 pub use principal::{Principal, Subject};
 pub use service::{AuthConfig, AuthService, SignInThrottle, StartError};

@@ -8,6 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use domain::{FieldErrors, ScopeSet, Timestamp};
+use storage::UniqueIndex;
 use storage::apps::{self, App, NewApp};
 use storage::tokens::{self, AccessToken, NewAccessToken, TokenKind};
 use storage::users::User;
@@ -117,7 +118,7 @@ impl AuthService {
                 Ok(app)
             }
             // Another node made it first.
-            Err(err) if err.is_unique_violation_on("oauth_apps", "system_role") => {
+            Err(err) if err.violated_index() == Some(UniqueIndex::OauthAppsSystemRole) => {
                 drop(tx);
                 apps::find_system(&self.db, SYSTEM_ROLE)
                     .await?

@@ -6,8 +6,8 @@ use domain::{Clock, Role};
 use oauth::apps::{AppRegistration, RegisteredApp, register};
 use oauth::password;
 use oauth::secret_box::SecretBox;
-use storage::Database;
 use storage::users::{self, NewUser, User};
+use storage::{Database, UniqueIndex};
 
 pub struct NewUserRequest<'a> {
     pub account_id: i64,
@@ -50,7 +50,7 @@ pub async fn create_user(
     )
     .await
     .map_err(|err| {
-        if err.is_unique_violation_on("users", "email") {
+        if err.violated_index() == Some(UniqueIndex::UsersEmail) {
             anyhow::anyhow!("a user with e-mail {} already exists", request.email)
         } else {
             err.into()

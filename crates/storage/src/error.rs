@@ -1,16 +1,23 @@
 //! Storage errors. Constraint violations are recognised on both backends so callers can turn
-//! them into validation errors instead of failures, and the failures a concurrent
+//! them into validation errors instead of failures (a unique violation names its index,
+//! `unique::UniqueIndex`, whichever backend reported it), and the failures a concurrent
 //! transaction causes are told apart from the rest, so that the transaction runner
 //! (`Database::transaction`) can run the work again and callers can answer them cleanly.
 
 use sqlx::error::{DatabaseError, ErrorKind};
 
+use crate::unique::UniqueIndex;
+
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A unique index refused the write; `target` names the index (PostgreSQL) or the
+    /// A unique index refused the write: `index` when it is one of the schema's (see
+    /// `unique`); `target` as the backend named it, the index (PostgreSQL) or the
     /// `table.column` list (SQLite).
     #[error("unique constraint violated: {target}")]
-    UniqueViolation { target: String },
+    UniqueViolation {
+        index: Option<UniqueIndex>,
+        target: String,
+    },
     /// A foreign key refused the write: a row it names is gone, or a row deleted is still
     /// named. Every write checks the rows it names first, so this means a concurrent
     /// deletion it could not see; running the work again sees it.
@@ -19,7 +26,7 @@ pub enum Error {
     /// The database aborted the transaction to let a concurrent one go on: a deadlock or a
     /// serialization failure. Running the work again most likely succeeds.
     #[error("aborted by a concurrent transaction: {0}")]
-    Conflict(sqlx::Error),
+    Conflict(#[source] sqlx::Error),
     /// What a write read to know which rows to lock changed before it held them (see
     /// `locks`); running the work again takes the right ones.
     #[error("the rows to lock changed while they were being locked")]
@@ -28,9 +35,9 @@ pub enum Error {
     /// PostgreSQL lock timeout, SQLite's busy timeout, a pool with no free connection).
     /// Not retried: the database already waited as long as it was told to.
     #[error("database busy: {0}")]
-    Busy(sqlx::Error),
+    Busy(#[source] sqlx::Error),
     #[error("database error: {0}")]
-    Database(sqlx::Error),
+    Database(#[source] sqlx::Error),
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("{0}")]
@@ -42,15 +49,11 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Whether this is a unique violation on `table.column` (indexes are named
-    /// `{table}_{column}_key`, so both backends' reports can be recognised).
-    pub fn is_unique_violation_on(&self, table: &str, column: &str) -> bool {
+    /// The unique index this error says refused the write, if any.
+    pub fn violated_index(&self) -> Option<UniqueIndex> {
         match self {
-            Error::UniqueViolation { target } => {
-                target == &format!("{table}_{column}_key")
-                    || target.contains(&format!("{table}.{column}"))
-            }
-            _ => false,
+            Error::UniqueViolation { index, .. } => *index,
+            _ => None,
         }
     }
 
@@ -116,7 +119,17 @@ impl From<sqlx::Error> for Error {
                 .map_or_else(|| db.message().to_owned(), str::to_owned)
         };
         match (db.kind(), contention(db)) {
-            (ErrorKind::UniqueViolation, _) => Error::UniqueViolation { target: target() },
+            (ErrorKind::UniqueViolation, _) => {
+                // PostgreSQL names the index; SQLite only says which columns.
+                let index = match db.constraint() {
+                    Some(name) => UniqueIndex::by_name(name),
+                    None => UniqueIndex::from_sqlite_message(db.message()),
+                };
+                Error::UniqueViolation {
+                    index,
+                    target: target(),
+                }
+            }
             (ErrorKind::ForeignKeyViolation, _) => Error::ForeignKeyViolation { target: target() },
             (_, Some(Contention::Conflict)) => Error::Conflict(err),
             (_, Some(Contention::Busy)) => Error::Busy(err),
@@ -160,7 +173,11 @@ mod tests {
         assert!(Error::ForeignKeyViolation { target: "x".into() }.is_retryable());
         assert!(Error::LockOrderChanged.is_retryable());
         assert!(!Error::Busy(sqlx::Error::PoolTimedOut).is_retryable());
-        assert!(!Error::UniqueViolation { target: "x".into() }.is_retryable());
+        let taken = Error::UniqueViolation {
+            index: Some(UniqueIndex::ProductsSlug),
+            target: "products_slug_key".into(),
+        };
+        assert!(!taken.is_retryable());
         assert!(!Error::Database(sqlx::Error::RowNotFound).is_retryable());
     }
 
@@ -169,8 +186,9 @@ mod tests {
         Ok(())
     }
 
-    /// What SQLite itself reports, classified: a missing parent, and a write lock held
-    /// by another connection past the busy timeout.
+    /// What SQLite itself reports, classified: a missing parent, a taken unique value
+    /// (resolved to its index), and a write lock held by another connection past the
+    /// busy timeout.
     #[tokio::test]
     async fn sqlite_reports_are_classified() {
         let dir = std::env::temp_dir().join(format!(
@@ -189,7 +207,10 @@ mod tests {
         run(
             Exec::Tx(&mut tx),
             "CREATE TABLE parents (id INTEGER PRIMARY KEY); \
-             CREATE TABLE children (parent_id INTEGER NOT NULL REFERENCES parents (id))",
+             CREATE TABLE children (parent_id INTEGER NOT NULL REFERENCES parents (id)); \
+             CREATE TABLE shops (subdomain TEXT NOT NULL); \
+             CREATE UNIQUE INDEX shops_subdomain_key ON shops (subdomain); \
+             INSERT INTO shops VALUES ('taken')",
         )
         .await
         .unwrap();
@@ -197,6 +218,14 @@ mod tests {
         assert!(
             matches!(orphan, Err(Error::ForeignKeyViolation { .. })),
             "{orphan:?}"
+        );
+        let taken = run(Exec::Tx(&mut tx), "INSERT INTO shops VALUES ('taken')")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            taken.violated_index(),
+            Some(UniqueIndex::ShopsSubdomain),
+            "{taken:?}"
         );
         let impatient = StoreOptions {
             busy_timeout: Duration::ZERO,

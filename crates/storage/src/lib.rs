@@ -13,6 +13,7 @@ pub mod secret_box;
 pub mod secrets;
 pub mod sql;
 mod transaction;
+mod unique;
 
 pub mod accounts;
 pub mod apps;
@@ -45,6 +46,7 @@ pub mod webhooks;
 pub use db::{Backend, Database, Exec, PoolStats, StoreOptions, Tx, redact_url};
 pub use error::{Error, Result};
 pub use transaction::{MAX_ATTEMPTS, Scoped, ScopedExt, TxError};
+pub use unique::UniqueIndex;
 
 /// What a principal may see: one account, optionally narrowed to one seller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,7 +29,7 @@ use storage::{ScopedExt, Tenant, Tx};
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::{Hal, http_date};
 use crate::kernel::input::{NestedIds, ResourceId, parse};
 use crate::kernel::list::{ListRequest, ListSpec};
@@ -225,7 +225,7 @@ async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiRes
     if media == "multipart/form-data" {
         let mut multipart = Multipart::from_request(request, state)
             .await
-            .map_err(|e| ApiError::bad_request("malformed_multipart", e.body_text()))?;
+            .map_err(|e| ApiError::new(ErrorCode::MalformedMultipart, e.body_text()))?;
         while let Some(field) = multipart
             .next_field()
             .await
@@ -245,8 +245,8 @@ async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiRes
                 field: "file",
             });
         }
-        return Err(ApiError::bad_request(
-            "missing_field",
+        return Err(ApiError::new(
+            ErrorCode::MissingField,
             "the multipart body has no `file` part",
         ));
     }
@@ -279,7 +279,7 @@ fn multipart_error(message: &str, limit: usize) -> ApiError {
     if message.contains("limit") {
         ApiError::payload_too_large(limit)
     } else {
-        ApiError::bad_request("malformed_multipart", message.to_owned())
+        ApiError::new(ErrorCode::MalformedMultipart, message.to_owned())
     }
 }
 
@@ -343,7 +343,7 @@ async fn file(
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_str(&file.content_type).map_err(|_| ApiError::internal())?,
+        HeaderValue::from_str(&file.content_type).map_err(ApiError::internal)?,
     );
     headers.insert(
         header::CACHE_CONTROL,
@@ -351,7 +351,7 @@ async fn file(
     );
     headers.insert(
         header::ETAG,
-        HeaderValue::from_str(&format!("\"{}\"", file.digest)).map_err(|_| ApiError::internal())?,
+        HeaderValue::from_str(&format!("\"{}\"", file.digest)).map_err(ApiError::internal)?,
     );
     headers.insert(header::LAST_MODIFIED, http_date(file.created_on));
     headers.insert(

@@ -16,7 +16,7 @@ use storage::collections::{self, Collection, CollectionFilter};
 use storage::locks::{self, Catalog};
 use storage::products;
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -26,10 +26,9 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::write::taken;
 use crate::products::{CatalogView, Related, product_resource};
 use crate::sellers::owning_seller;
-use crate::slugs::{slug_taken, unique_slug};
+use crate::slugs::{slug_refused, unique_slug};
 use crate::state::AppState;
 
 pub use representation::collection_resource;
@@ -147,7 +146,9 @@ async fn create(
                 let collection =
                     collections::insert(tx, seller.account_id, seller.id, &data, ctx.now)
                         .await
-                        .map_err(slug_taken("collections", slug_given))?;
+                        .map_err(|err| {
+                            slug_refused(err.into(), UniqueIndex::CollectionsSlug, slug_given)
+                        })?;
                 let doc = document(ctx, &collection);
                 record(tx, ctx, topic::COLLECTIONS_CREATED, &collection, &doc).await?;
                 Ok((collection, doc))
@@ -183,9 +184,7 @@ async fn update(
                 if data == current.data() {
                     return Ok((current, current_doc));
                 }
-                let collection = collections::update(tx, &current, &data, ctx.now)
-                    .await
-                    .map_err(taken("collections", "slug"))?;
+                let collection = collections::update(tx, &current, &data, ctx.now).await?;
                 let doc = document(ctx, &collection);
                 record(tx, ctx, topic::COLLECTIONS_UPDATED, &collection, &doc).await?;
                 Ok((collection, doc))

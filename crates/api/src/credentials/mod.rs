@@ -21,7 +21,7 @@ use storage::sql::Direction;
 use storage::users::{self, User};
 
 use crate::kernel::auth::Auth;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
@@ -65,8 +65,7 @@ pub fn routes() -> Router<AppState> {
 async fn user_of(state: &AppState, auth: &Auth, needed: Scope) -> ApiResult<User> {
     let id = auth.user_id().ok_or_else(|| {
         ApiError::new(
-            axum::http::StatusCode::FORBIDDEN,
-            "user_token_required",
+            ErrorCode::UserTokenRequired,
             "developer credentials belong to users: use a token issued to a user",
         )
     })?;
@@ -288,8 +287,7 @@ async fn register_app(
         }
         UserRegistration::Invalid(errors) => Err(errors.into()),
         UserRegistration::NotAllowed => Err(ApiError::new(
-            axum::http::StatusCode::FORBIDDEN,
-            "role_forbidden",
+            ErrorCode::RoleForbidden,
             "only owners and admins register apps",
         )),
     }

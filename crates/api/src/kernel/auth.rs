@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use domain::Scope;
 use oauth::Principal;
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use super::query::QueryParams;
 use crate::state::AppState;
 
@@ -44,8 +44,8 @@ pub async fn middleware(
         .iter()
         .any(|(name, _)| name == "access_token")
     {
-        return ApiError::bad_request(
-            "invalid_request",
+        return ApiError::new(
+            ErrorCode::InvalidRequest,
             "access tokens are accepted only in the Authorization header",
         )
         .with_header(
@@ -125,10 +125,9 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
             Some(Authentication::Principal(p)) => Ok(Auth(p.clone())),
             Some(Authentication::Refused(reason)) => Err(ApiError::invalid_token(reason.clone())),
             Some(Authentication::Anonymous) => Err(ApiError::unauthenticated()),
-            None => {
-                tracing::error!("a handler needing a principal runs without the auth middleware");
-                Err(ApiError::internal())
-            }
+            None => Err(ApiError::internal(
+                "a handler needing a principal runs without the auth middleware",
+            )),
         }
     }
 }

@@ -76,7 +76,7 @@ pub async fn middleware(request: Request, next: Next) -> Response {
     let (mut parts, body) = response.into_parts();
     let bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(_) => return ApiError::internal().into_response(),
+        Err(err) => return ApiError::internal(err).into_response(),
     };
     let etag = etag_of(&bytes);
     let headers = &mut parts.headers;

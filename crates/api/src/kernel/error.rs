@@ -1,43 +1,83 @@
 //! The API's error type and its bodies: 422 carries `_embedded.errors`; every other status
-//! `{"_class":["error"], "status", "error", "message"}`. Internal details are logged, never
-//! sent.
+//! `{"_class":["error"], "status", "error", "message"}` with a code of `ErrorCode`.
 //!
-//! Storage failures caused by concurrent writes are answered, not failed: a write that lost
-//! to another (a deadlock, a serialization failure) or whose row vanished under it is run
-//! again by the transaction runner, which recognises such an error through `TxError`; when
-//! every attempt loses, the answer is 409 `write_conflict` (the same request may succeed
-//! in a moment: `Retry-After` says when), or 409 `referenced_resource_deleted` when a row
-//! the write names keeps being deleted under it. A database or pool busy past its timeout
-//! is 503 `database_busy` with `Retry-After`.
+//! Storage failures are answered in one place, the conversion from `storage::Error`, so
+//! that no call site has to remember them:
+//!
+//! - A unique index refusing a write is a 422 on the field it concerns, or a 409
+//!   `already_exists` where no field applies (`taken`, the registry). A caller that
+//!   derived the value itself (a slug from a title) turns it into a retry instead
+//!   (`retry_if_taken`).
+//! - A write that lost to another (a deadlock, a serialization failure) or whose row
+//!   vanished under it is run again by the transaction runner, which recognises such an
+//!   error through `TxError`; when every attempt loses, the answer is 409 `write_conflict`
+//!   (the same request may succeed in a moment: `Retry-After` says when), or 409
+//!   `referenced_resource_deleted` when a row the write names keeps being deleted under it.
+//! - A database or pool busy past its timeout is 503 `database_busy` with `Retry-After`.
+//! - Anything else is a 500 whose body says nothing about it. Its cause and the place the
+//!   error was made (`#[track_caller]` on every constructor and conversion, so a `?` is
+//!   that place) are kept and logged when it is answered, inside the request's span, so
+//!   the log line carries the request id the client sees.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::panic::Location;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use domain::{FieldErrors, Scope};
 use serde_json::{Value, json};
+use storage::UniqueIndex;
+
+pub use super::error_code::ErrorCode;
+use super::taken::{self, Taken};
+
+/// What made the server fail.
+type Cause = Box<dyn StdError + Send + Sync>;
 
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    code: &'static str,
+    answer: Answer,
     message: String,
-    fields: Option<FieldErrors>,
     headers: Vec<(header::HeaderName, HeaderValue)>,
     /// Lost to a concurrent write: the transaction runner runs the work again.
     retryable: bool,
+    /// The unique index whose violation this answers.
+    violated: Option<UniqueIndex>,
+    /// Why the server failed (500s only): logged, never sent.
+    cause: Option<Cause>,
+    /// Where the error was made.
+    origin: &'static Location<'static>,
+}
+
+#[derive(Debug)]
+enum Answer {
+    Code(ErrorCode),
+    /// A 422 lists what is wrong with each field instead.
+    Fields(FieldErrors),
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    #[track_caller]
+    fn make(status: StatusCode, answer: Answer, message: String) -> Self {
         Self {
             status,
-            code,
-            message: message.into(),
-            fields: None,
+            answer,
+            message,
             headers: Vec::new(),
             retryable: false,
+            violated: None,
+            cause: None,
+            origin: Location::caller(),
         }
+    }
+
+    #[track_caller]
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::make(code.status(), Answer::Code(code), message.into())
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
@@ -45,18 +85,28 @@ impl ApiError {
         self
     }
 
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, code, message)
+    /// A client error the framework answered with `status` and no code of its own.
+    #[track_caller]
+    pub fn refused(status: StatusCode) -> Self {
+        let reason = status
+            .canonical_reason()
+            .unwrap_or("the request was refused");
+        Self::make(
+            status,
+            Answer::Code(ErrorCode::RequestRefused),
+            reason.into(),
+        )
     }
 
     /// A missing, malformed, expired or foreign bearer token (RFC 6750 section 3).
+    #[track_caller]
     pub fn invalid_token(message: impl Into<String>) -> Self {
         let message = message.into();
         let challenge = format!(
             "Bearer realm=\"commerce\", error=\"invalid_token\", error_description=\"{}\"",
             message.replace(['"', '\\'], "'")
         );
-        Self::new(StatusCode::UNAUTHORIZED, "invalid_token", message).with_header(
+        Self::new(ErrorCode::InvalidToken, message).with_header(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_str(&challenge)
                 .unwrap_or(HeaderValue::from_static("Bearer realm=\"commerce\"")),
@@ -64,24 +114,20 @@ impl ApiError {
     }
 
     /// No credentials at all: a bare challenge, as RFC 6750 section 3.1 asks.
+    #[track_caller]
     pub fn unauthenticated() -> Self {
-        Self::new(
-            StatusCode::UNAUTHORIZED,
-            "invalid_token",
-            "an access token is required",
-        )
-        .with_header(
+        Self::new(ErrorCode::InvalidToken, "an access token is required").with_header(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_static("Bearer realm=\"commerce\", error=\"invalid_token\""),
         )
     }
 
+    #[track_caller]
     pub fn insufficient_scope(scope: Scope) -> Self {
         let challenge =
             format!("Bearer realm=\"commerce\", error=\"insufficient_scope\", scope=\"{scope}\"");
         Self::new(
-            StatusCode::FORBIDDEN,
-            "insufficient_scope",
+            ErrorCode::InsufficientScope,
             format!("the access token lacks the {scope} scope"),
         )
         .with_header(
@@ -90,46 +136,39 @@ impl ApiError {
         )
     }
 
+    #[track_caller]
     pub fn not_found() -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "the resource does not exist",
-        )
+        Self::new(ErrorCode::NotFound, "the resource does not exist")
     }
 
-    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, code, message)
-    }
-
+    #[track_caller]
     pub fn precondition_failed() -> Self {
         Self::new(
-            StatusCode::PRECONDITION_FAILED,
-            "precondition_failed",
+            ErrorCode::PreconditionFailed,
             "the resource changed since the version named in If-Match or If-Unmodified-Since",
         )
     }
 
+    #[track_caller]
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the body exceeds {limit} bytes"),
         )
     }
 
+    #[track_caller]
     pub fn unsupported_media_type() -> Self {
         Self::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
+            ErrorCode::UnsupportedMediaType,
             "the body must be JSON (Content-Type: application/json)",
         )
     }
 
+    #[track_caller]
     pub fn too_many_requests(retry_after_secs: u64) -> Self {
         Self::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate_limit_exceeded",
+            ErrorCode::RateLimitExceeded,
             format!("too many requests; retry in {retry_after_secs} s"),
         )
         .with_header(header::RETRY_AFTER, HeaderValue::from(retry_after_secs))
@@ -137,11 +176,12 @@ impl ApiError {
 
     /// A write that lost to concurrent ones on every attempt, or whose work must run
     /// again because what it read changed under it (a retryable error).
+    #[track_caller]
     pub fn write_conflict() -> Self {
         Self {
             retryable: true,
-            ..Self::conflict(
-                "write_conflict",
+            ..Self::new(
+                ErrorCode::WriteConflict,
                 "concurrent writes to the same resources got in the way; send the request again",
             )
             .with_header(header::RETRY_AFTER, HeaderValue::from(1))
@@ -150,46 +190,89 @@ impl ApiError {
 
     /// A row the write names was deleted by a concurrent write (a retryable error: run
     /// again, the work sees the deletion and answers as it would have after it).
+    #[track_caller]
     fn referenced_resource_deleted() -> Self {
         Self {
             retryable: true,
-            ..Self::conflict(
-                "referenced_resource_deleted",
+            ..Self::new(
+                ErrorCode::ReferencedResourceDeleted,
                 "a resource this request refers to was deleted while it ran",
             )
         }
     }
 
+    #[track_caller]
     fn database_busy() -> Self {
         Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "database_busy",
+            ErrorCode::DatabaseBusy,
             "the database is busy; send the request again shortly",
         )
         .with_header(header::RETRY_AFTER, HeaderValue::from(1))
     }
 
-    pub fn internal() -> Self {
-        Self::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
-            "the server failed to answer; the failure is logged",
-        )
-    }
-
-    pub fn validation(fields: FieldErrors) -> Self {
+    /// The server failed because of `cause`, which is logged with where this was called
+    /// when the error is answered; the client learns nothing of it.
+    #[track_caller]
+    pub fn internal(cause: impl Into<Cause>) -> Self {
         Self {
-            fields: Some(fields),
+            cause: Some(cause.into()),
             ..Self::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid",
-                "the request has invalid values",
+                ErrorCode::InternalError,
+                "the server failed to answer; the failure is logged",
             )
         }
     }
 
+    #[track_caller]
+    pub fn validation(fields: FieldErrors) -> Self {
+        Self::make(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Answer::Fields(fields),
+            "the request has invalid values".into(),
+        )
+    }
+
+    #[track_caller]
     pub fn invalid_field(field: &str, message: impl Into<String>) -> Self {
         Self::validation(FieldErrors::single(field, message))
+    }
+
+    /// A unique index refused the write: answered as the registry says (`taken`).
+    #[track_caller]
+    fn taken(index: UniqueIndex) -> Self {
+        let answer = match taken::answer(index) {
+            Taken::Field(field) => {
+                tracing::debug!(%index, "a unique value is taken");
+                Self::invalid_field(field, "has already been taken")
+            }
+            Taken::Conflict => {
+                tracing::info!(%index, "a unique index no field answers for refused a write");
+                Self {
+                    retryable: true,
+                    ..Self::new(
+                        ErrorCode::AlreadyExists,
+                        "a resource with the same unique values already exists",
+                    )
+                }
+            }
+        };
+        Self {
+            violated: Some(index),
+            ..answer
+        }
+    }
+
+    /// For a value the server derived rather than the client gave (a slug made from a
+    /// title, a product type created by name): a violation of `index` means a concurrent
+    /// write took the value after it was found free. No field of the request is at fault;
+    /// the work runs again and derives it anew.
+    #[track_caller]
+    pub fn retry_if_taken(self, index: UniqueIndex) -> Self {
+        if self.violated == Some(index) {
+            Self::write_conflict()
+        } else {
+            self
+        }
     }
 
     #[cfg(test)]
@@ -198,8 +281,8 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Value {
-        match &self.fields {
-            Some(fields) => {
+        match &self.answer {
+            Answer::Fields(fields) => {
                 let errors: Vec<Value> = fields
                     .errors()
                     .iter()
@@ -212,18 +295,54 @@ impl ApiError {
                     "_embedded": {"errors": errors},
                 })
             }
-            None => json!({
+            Answer::Code(code) => json!({
                 "_class": ["error"],
                 "status": self.status.as_u16(),
-                "error": self.code,
+                "error": code.as_str(),
                 "message": self.message,
             }),
         }
+    }
+
+    /// Logs a server failure with its cause chain and where it was made.
+    fn log(&self) {
+        if self.status == StatusCode::INTERNAL_SERVER_ERROR {
+            tracing::error!(
+                error = %Chain(self.cause.as_deref()),
+                at = %self.origin,
+                "internal error"
+            );
+        }
+    }
+}
+
+/// An error and its `source()`s, `: `-separated. A level whose message already ends with
+/// its source's (thiserror's `"…: {0}"`) does not repeat it.
+struct Chain<'a>(Option<&'a (dyn StdError + Send + Sync + 'static)>);
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(first) = self.0 else {
+            return f.write_str("no cause recorded");
+        };
+        let mut shown = first.to_string();
+        f.write_str(&shown)?;
+        let mut next = first.source();
+        while let Some(err) = next {
+            let message = err.to_string();
+            if !shown.ends_with(&message) {
+                write!(f, ": {message}")?;
+                shown = message;
+            }
+            next = err.source();
+        }
+        Ok(())
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        self.log();
         let body = serde_json::to_vec(&self.body()).expect("error bodies serialise");
         let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
@@ -239,15 +358,20 @@ impl IntoResponse for ApiError {
 }
 
 impl From<FieldErrors> for ApiError {
+    #[track_caller]
     fn from(fields: FieldErrors) -> Self {
         Self::validation(fields)
     }
 }
 
 impl From<storage::Error> for ApiError {
+    #[track_caller]
     fn from(err: storage::Error) -> Self {
         use storage::Error as E;
         match &err {
+            E::UniqueViolation {
+                index: Some(index), ..
+            } => Self::taken(*index),
             E::Conflict(_) | E::LockOrderChanged => {
                 tracing::debug!(error = %err, "write conflict");
                 Self::write_conflict()
@@ -260,10 +384,8 @@ impl From<storage::Error> for ApiError {
                 tracing::warn!(error = %err, "database busy");
                 Self::database_busy()
             }
-            _ => {
-                tracing::error!(error = %err, "storage failure");
-                Self::internal()
-            }
+            // Including a violation of an index the schema does not declare: a bug.
+            _ => Self::internal(err),
         }
     }
 }
@@ -276,6 +398,9 @@ impl storage::TxError for ApiError {
 
 #[cfg(test)]
 mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+
     use storage::TxError;
 
     use super::*;
@@ -339,5 +464,156 @@ mod tests {
 
     fn sqlx_error() -> sqlx::Error {
         sqlx::Error::Protocol("from the database".into())
+    }
+
+    fn violation(index: Option<UniqueIndex>) -> storage::Error {
+        storage::Error::UniqueViolation {
+            index,
+            target: "as the database said".into(),
+        }
+    }
+
+    #[test]
+    fn a_unique_violation_is_a_422_on_the_field_the_registry_names() {
+        let (err, body) = answer(violation(Some(UniqueIndex::VariantsSku)));
+        assert!(!err.is_retryable());
+        assert_eq!(err.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(
+            body["_embedded"]["errors"],
+            json!([{"_class": ["error"], "field": "sku", "messages": ["has already been taken"]}])
+        );
+    }
+
+    #[test]
+    fn a_unique_violation_no_field_answers_for_is_retried_then_409() {
+        let (err, body) = answer(violation(Some(UniqueIndex::OrdersCode)));
+        assert!(err.is_retryable());
+        assert_eq!(err.status(), StatusCode::CONFLICT);
+        assert_eq!(body["error"], "already_exists");
+        assert_eq!(body["status"], 409);
+    }
+
+    #[test]
+    fn a_violation_of_an_undeclared_index_is_internal() {
+        let (err, body) = answer(violation(None));
+        assert!(!err.is_retryable());
+        assert_eq!(body["error"], "internal_error");
+        assert!(!body.to_string().contains("as the database said"));
+    }
+
+    #[test]
+    fn a_derived_value_taken_meanwhile_is_retried_but_only_on_its_index() {
+        let slug = || ApiError::from(violation(Some(UniqueIndex::ProductsSlug)));
+        let retried = slug().retry_if_taken(UniqueIndex::ProductsSlug);
+        assert!(retried.is_retryable());
+        assert_eq!(retried.body()["error"], "write_conflict");
+        let other = slug().retry_if_taken(UniqueIndex::CollectionsSlug);
+        assert!(!other.is_retryable());
+        assert_eq!(other.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            !ApiError::not_found()
+                .retry_if_taken(UniqueIndex::ProductsSlug)
+                .is_retryable()
+        );
+    }
+
+    #[test]
+    fn an_error_made_by_a_question_mark_was_made_there() {
+        fn read() -> ApiResult<()> {
+            Err(storage::Error::Corrupt("a row is unreadable".into()))?
+        }
+        let line = line!() - 2;
+        let err = read().unwrap_err();
+        assert_eq!((err.origin.file(), err.origin.line()), (file!(), line));
+    }
+
+    /// Where a test's subscriber writes its log lines.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("reading the ledger failed")]
+    struct Ledger(#[source] io::Error);
+
+    #[tokio::test]
+    async fn an_internal_error_logs_its_causes_origin_and_request_id_and_tells_the_client_nothing()
+    {
+        let logs = Captured::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let request = axum::extract::Request::builder()
+            .uri("/v2/orders?secret=1")
+            .header("x-request-id", "req-4711")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let (response, line) = tracing::subscriber::with_default(subscriber, || {
+            let _span = crate::app::request_span(&request).entered();
+            let err = ApiError::internal(Ledger(io::Error::other("disk on fire")));
+            (err.into_response(), line!() - 1)
+        });
+
+        let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+        let line_of = |needle: &str| {
+            logged
+                .lines()
+                .find(|l| l.contains(needle))
+                .map(str::to_owned)
+        };
+        let logged = line_of("internal error").unwrap_or_else(|| panic!("no log line: {logged}"));
+        assert!(logged.contains("ERROR"), "{logged}");
+        assert!(logged.contains("request_id=req-4711"), "{logged}");
+        assert!(
+            logged.contains("error=reading the ledger failed: disk on fire"),
+            "{logged}"
+        );
+        assert!(
+            logged.contains(&format!("at={}:{line}:", file!())),
+            "{logged}"
+        );
+
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = http_body_util::BodyExt::collect(response.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            body,
+            json!({
+                "_class": ["error"], "status": 500, "error": "internal_error",
+                "message": "the server failed to answer; the failure is logged",
+            })
+        );
+    }
+
+    #[test]
+    fn a_chain_shows_each_cause_once() {
+        let shown =
+            |err: &(dyn std::error::Error + Send + Sync + 'static)| Chain(Some(err)).to_string();
+        assert_eq!(
+            shown(&Ledger(io::Error::other("disk on fire"))),
+            "reading the ledger failed: disk on fire"
+        );
+        // Each level repeats its source's message: said once.
+        let storage = storage::Error::Database(sqlx::Error::Io(io::Error::other("reset")));
+        assert_eq!(
+            shown(&storage),
+            "database error: error communicating with database: reset"
+        );
+        assert_eq!(Chain(None).to_string(), "no cause recorded");
     }
 }

@@ -8,7 +8,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 
 pub async fn middleware(request: Request, next: Next) -> Response {
     let response = next.run(request).await;
@@ -34,23 +34,20 @@ fn error_for(status: StatusCode) -> ApiError {
     match status {
         StatusCode::NOT_FOUND => ApiError::not_found(),
         StatusCode::METHOD_NOT_ALLOWED => ApiError::new(
-            status,
-            "method_not_allowed",
+            ErrorCode::MethodNotAllowed,
             "the method is not allowed on this resource; see the Allow header",
         ),
         StatusCode::PAYLOAD_TOO_LARGE => {
-            ApiError::new(status, "payload_too_large", "the body is too large")
+            ApiError::new(ErrorCode::PayloadTooLarge, "the body is too large")
         }
         StatusCode::UNSUPPORTED_MEDIA_TYPE => ApiError::unsupported_media_type(),
-        StatusCode::BAD_REQUEST => ApiError::bad_request("bad_request", "the request is malformed"),
+        StatusCode::BAD_REQUEST => ApiError::new(ErrorCode::BadRequest, "the request is malformed"),
         StatusCode::REQUEST_TIMEOUT => {
-            ApiError::new(status, "request_timeout", "the request took too long")
+            ApiError::new(ErrorCode::RequestTimeout, "the request took too long")
         }
-        s if s.is_server_error() => ApiError::internal(),
-        s => ApiError::new(
-            s,
-            "request_refused",
-            s.canonical_reason().unwrap_or("the request was refused"),
-        ),
+        s if s.is_server_error() => {
+            ApiError::internal(format!("the framework answered {s} without a body"))
+        }
+        s => ApiError::refused(s),
     }
 }

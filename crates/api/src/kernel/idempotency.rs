@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use storage::idempotency::{self, Claim, StoredResponse};
 
 use super::auth::Authentication;
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use crate::state::AppState;
 
 const KEY_HEADER: &str = "idempotency-key";
@@ -45,8 +45,8 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             k.to_owned()
         }
         _ => {
-            return ApiError::bad_request(
-                "invalid_idempotency_key",
+            return ApiError::new(
+                ErrorCode::InvalidIdempotencyKey,
                 format!("Idempotency-Key must be 1 to {MAX_KEY_LENGTH} visible ASCII characters"),
             )
             .into_response();
@@ -89,8 +89,8 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             "was already used for a different request",
         )
         .into_response(),
-        Ok(Claim::InProgress) => ApiError::conflict(
-            "request_in_progress",
+        Ok(Claim::InProgress) => ApiError::new(
+            ErrorCode::RequestInProgress,
             "a request with this Idempotency-Key is still being processed",
         )
         .into_response(),
@@ -114,7 +114,7 @@ async fn remember(state: &AppState, key: &[u8], response: Response) -> Response 
     let (parts, body) = response.into_parts();
     let bytes = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(_) => return ApiError::internal().into_response(),
+        Err(err) => return ApiError::internal(err).into_response(),
     };
     let stored = StoredResponse {
         status: parts.status.as_u16(),
@@ -142,10 +142,7 @@ fn worth_keeping(response: &Response) -> bool {
 fn replay(state: &AppState, stored: StoredResponse) -> Response {
     let body = match state.auth.secret_box().open(&stored.sealed_body) {
         Ok(body) => body,
-        Err(err) => {
-            tracing::error!(error = %err, "a kept idempotent answer does not open");
-            return ApiError::internal().into_response();
-        }
+        Err(err) => return ApiError::internal(err).into_response(),
     };
     let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
     let mut response = (status, body).into_response();
@@ -169,7 +166,7 @@ mod tests {
         assert!(kept(ApiError::not_found()));
         assert!(kept(ApiError::invalid_field("name", "is taken")));
         assert!(!kept(ApiError::write_conflict()));
-        assert!(!kept(ApiError::internal()));
+        assert!(!kept(ApiError::internal("failed")));
         assert!(worth_keeping(&StatusCode::CREATED.into_response()));
     }
 }

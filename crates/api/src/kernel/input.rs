@@ -10,7 +10,7 @@ use domain::limits;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 
-use super::error::ApiError;
+use super::error::{ApiError, ErrorCode};
 use super::text_guard::Guarded;
 use crate::state::AppState;
 
@@ -71,7 +71,7 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let message = strip_position(&inner.to_string());
         match inner.classify() {
             serde_json::error::Category::Data if message.starts_with("missing field") => {
-                ApiError::bad_request("missing_field", message)
+                ApiError::new(ErrorCode::MissingField, message)
             }
             serde_json::error::Category::Data => {
                 let field = if path == "." || path.is_empty() {
@@ -90,8 +90,8 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 }
 
 fn malformed(message: &str) -> ApiError {
-    ApiError::bad_request(
-        "malformed_json",
+    ApiError::new(
+        ErrorCode::MalformedJson,
         format!("the body is not valid JSON: {message}"),
     )
 }

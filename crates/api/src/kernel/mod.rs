@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod conditional;
 pub mod error;
+mod error_code;
 pub mod framework_errors;
 pub mod hal_response;
 pub mod idempotency;
@@ -13,5 +14,6 @@ pub mod query;
 pub mod query_count;
 pub mod rate_limit;
 pub mod request_id;
+mod taken;
 pub mod text_guard;
 pub mod versioning;

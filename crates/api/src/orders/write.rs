@@ -223,7 +223,7 @@ async fn reload(
 ) -> ApiResult<(Order, Value)> {
     let order = orders::find(&mut *tx, tenant, id)
         .await?
-        .ok_or_else(ApiError::internal)?;
+        .ok_or_else(|| ApiError::internal(format!("order {id}, just written, is not found")))?;
     let lines = orders::lines_of(&mut *tx, &[id]).await?;
     let doc = order_resource(&state.urls, auth, &order, &lines).into_value(state.urls.curies());
     Ok((order, doc))
@@ -232,7 +232,7 @@ async fn reload(
 async fn shop_of(tx: &mut Tx, tenant: Tenant, order: &Order) -> ApiResult<Shop> {
     shops::find(&mut *tx, tenant, order.shop_id)
         .await?
-        .ok_or_else(ApiError::internal)
+        .ok_or_else(|| ApiError::internal(format!("order {}'s shop is not found", order.id)))
 }
 
 /// Records an order event, heard by the subscriptions of the order's shop.

@@ -14,7 +14,7 @@ use serde_json::Value;
 use storage::product_types::{self, ProductType, ProductTypeFilter};
 use storage::sellers::Seller;
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -25,7 +25,6 @@ use crate::kernel::input::{JsonBody, Patch, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::products::TypeChoice;
-use crate::products::write::taken;
 use crate::sellers::owning_seller;
 use crate::state::AppState;
 
@@ -124,10 +123,7 @@ async fn create(
     let ctx = WriteCtx::new(&state, &auth);
     let (seller, name, defs) = (&seller, &name, &defs);
     let product_type = state
-        .write(|tx| {
-            async move { insert(tx, ctx, seller, name, defs, taken("product_types", "name")).await }
-                .scoped()
-        })
+        .write(|tx| async move { insert(tx, ctx, seller, name, defs, false).await }.scoped())
         .await?;
     let doc =
         product_type_resource(&state.urls, &auth, &product_type).into_value(state.urls.curies());
@@ -202,9 +198,7 @@ async fn change(
     if name == current.name && defs == current.attributes.0 {
         return Ok((current, current_doc));
     }
-    let product_type = product_types::update(tx, id, &name, &defs, ctx.now)
-        .await
-        .map_err(taken("product_types", "name"))?;
+    let product_type = product_types::update(tx, id, &name, &defs, ctx.now).await?;
     let doc = product_type_resource(urls, auth, &product_type).into_value(urls.curies());
     record(tx, ctx, topic::PRODUCT_TYPES_UPDATED, &product_type, &doc).await?;
     Ok((product_type, doc))
@@ -255,18 +249,28 @@ fn check(name: &str, defs: &[AttributeDef]) -> Result<(), FieldErrors> {
     errors.into_result()
 }
 
-/// Creates a type, recording its event; `name_taken` answers a unique violation.
+/// Creates a type, recording its event; `found_free_by_name` when a product named it and
+/// `find_by_name` found none.
 async fn insert(
     tx: &mut Tx,
     ctx: WriteCtx<'_>,
     seller: &Seller,
     name: &str,
     defs: &[AttributeDef],
-    name_taken: impl Fn(storage::Error) -> ApiError,
+    found_free_by_name: bool,
 ) -> ApiResult<ProductType> {
     let product_type = product_types::insert(tx, seller.account_id, seller.id, name, defs, ctx.now)
         .await
-        .map_err(name_taken)?;
+        .map_err(|err| {
+            let err = ApiError::from(err);
+            // A name found free just before and taken now is a type a concurrent write
+            // created: run again, it is found by name.
+            if found_free_by_name {
+                err.retry_if_taken(UniqueIndex::ProductTypesName)
+            } else {
+                err
+            }
+        })?;
     let urls = &ctx.state.urls;
     let doc = product_type_resource(urls, ctx.auth, &product_type).into_value(urls.curies());
     record(tx, ctx, topic::PRODUCT_TYPES_CREATED, &product_type, &doc).await?;
@@ -313,18 +317,7 @@ pub async fn resolve_type(
             if let Some(found) = product_types::find_by_name(tx, seller.id, name).await? {
                 return Ok(Some(found));
             }
-            // A name taken meanwhile is a type a concurrent write created: run again,
-            // it is found by name.
-            let taken_meanwhile = |err: storage::Error| {
-                if err.is_unique_violation_on("product_types", "name") {
-                    ApiError::write_conflict()
-                } else {
-                    err.into()
-                }
-            };
-            return Ok(Some(
-                insert(tx, ctx, seller, name, &[], taken_meanwhile).await?,
-            ));
+            return Ok(Some(insert(tx, ctx, seller, name, &[], true).await?));
         }
     };
     // Held, so that it stays, with its schema, while the product is checked against it.

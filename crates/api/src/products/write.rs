@@ -12,7 +12,7 @@ use storage::locks::{self, Catalog};
 use storage::products::{self, Product, ProductData};
 use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
-use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_types};
+use storage::{ScopedExt, Tenant, Tx, UniqueIndex, collections, price_lists, product_types};
 
 use super::input::{Draft, NewProduct, ProductChanges, lowest_price};
 use super::related::Related;
@@ -24,7 +24,7 @@ use crate::kernel::conditional::check_preconditions;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::product_types::resolve_type;
 use crate::sellers::owning_seller;
-use crate::slugs::{slug_taken, unique_slug};
+use crate::slugs::{slug_refused, unique_slug};
 use crate::state::AppState;
 
 /// Creates a product with its variants; answers it as a GET would show it.
@@ -86,16 +86,14 @@ async fn create_in(
     data.search_text = search_text(&data, &draft.variants);
     let id = products::insert(tx, seller.account_id, seller.id, &data, now)
         .await
-        .map_err(slug_taken("products", slug_given))?;
+        .map_err(|err| slug_refused(err.into(), UniqueIndex::ProductsSlug, slug_given))?;
     let owner = Owner {
         account_id: seller.account_id,
         seller_id: seller.id,
         product_id: id,
     };
     for variant in &draft.variants {
-        variants::insert(tx, owner, variant, now)
-            .await
-            .map_err(taken("variants", "sku"))?;
+        variants::insert(tx, owner, variant, now).await?;
     }
     for collection_id in manual {
         collections::add_product(tx, collection_id, id, None).await?;
@@ -218,9 +216,7 @@ async fn update_in(
     }
     (data.price, data.price_comparison) = lowest_price(&variants_after);
     data.search_text = search_text(&data, &variants_after);
-    products::update(tx, &current, parts.shop_ids, &data, now)
-        .await
-        .map_err(taken("products", "slug"))?;
+    products::update(tx, &current, parts.shop_ids, &data, now).await?;
     let (added, removed) = membership_changes;
     for collection_id in added {
         collections::add_product(tx, collection_id, id, None).await?;
@@ -315,7 +311,7 @@ pub async fn reload(
         id,
     )
     .await?
-    .ok_or_else(ApiError::internal)?;
+    .ok_or_else(|| ApiError::internal(format!("product {id}, just written, is not found")))?;
     let related = Related::load_in(tx, &product).await?;
     let doc = product_resource(
         &state.urls,
@@ -492,17 +488,6 @@ pub async fn check_skus_free(
         }
     }
     Ok(())
-}
-
-/// Turns a unique violation on `table.column` into a 422 on the field.
-pub fn taken(table: &'static str, column: &'static str) -> impl Fn(storage::Error) -> ApiError {
-    move |err| {
-        if err.is_unique_violation_on(table, column) {
-            ApiError::invalid_field(column, "has already been taken")
-        } else {
-            err.into()
-        }
-    }
 }
 
 /// The product a write changes (its fields, variants, images or stock), locked for the

@@ -126,14 +126,7 @@ async fn create(
             async move {
                 let shop =
                     shops::insert(tx, seller.account_id, seller.id, subdomain, settings, now)
-                        .await
-                        .map_err(|err| {
-                            if err.is_unique_violation_on("shops", "subdomain") {
-                                ApiError::invalid_field("subdomain", "has already been taken")
-                            } else {
-                                err.into()
-                            }
-                        })?;
+                        .await?;
                 let doc = shop_resource(urls, auth, &shop).into_value(urls.curies());
                 events::record(
                     tx,

@@ -25,7 +25,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::write::{check_skus_free, locked_product, refresh_derived, shops_of, taken};
+use crate::products::write::{check_skus_free, locked_product, refresh_derived, shops_of};
 use crate::products::{CatalogView, VARIANTS_MAX};
 use crate::state::AppState;
 
@@ -145,9 +145,7 @@ async fn create(
                     seller_id: product.seller_id,
                     product_id,
                 };
-                let variant = variants::insert(tx, owner, &data, ctx.now)
-                    .await
-                    .map_err(taken("variants", "sku"))?;
+                let variant = variants::insert(tx, owner, &data, ctx.now).await?;
                 refresh_derived(tx, &product, ctx.now).await?;
                 let doc = document(ctx, tenant, &variant);
                 record(tx, ctx, topic::VARIANTS_CREATED, &product, &variant, &doc).await?;
@@ -201,9 +199,7 @@ async fn update(
                     .await?;
                 }
                 errors.into_result()?;
-                let variant = variants::update(tx, id, &data, ctx.now)
-                    .await
-                    .map_err(taken("variants", "sku"))?;
+                let variant = variants::update(tx, id, &data, ctx.now).await?;
                 refresh_derived(tx, &product, ctx.now).await?;
                 let doc = document(ctx, tenant, &variant);
                 record(tx, ctx, topic::VARIANTS_UPDATED, &product, &variant, &doc).await?;

@@ -18,6 +18,7 @@ use super::Params;
 use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::login::storage_failure;
 use super::session::{self, Csrf};
+use crate::error::OAuthCode;
 use crate::grant::GrantType;
 use crate::issue::new_family_id;
 use crate::principal::Subject;
@@ -59,7 +60,7 @@ enum Refusal {
     Redirect {
         uri: String,
         fragment: bool,
-        error: &'static str,
+        error: OAuthCode,
         description: String,
         state: Option<String>,
     },
@@ -84,7 +85,7 @@ impl Refusal {
                 state,
             } => {
                 let mut params = vec![
-                    ("error", error),
+                    ("error", error.as_str()),
                     ("error_description", description.as_str()),
                 ];
                 if let Some(state) = &state {
@@ -138,7 +139,7 @@ impl AuthorizationRequest {
         // From here on the redirect URI is safe: errors go back to the client.
         let state = params.get("state").map(str::to_owned);
         let fragment = params.get("response_type") == Some("token");
-        let refuse = |error: &'static str, description: &str| Refusal::Redirect {
+        let refuse = |error: OAuthCode, description: &str| Refusal::Redirect {
             uri: redirect_uri.clone(),
             fragment,
             error,
@@ -147,17 +148,22 @@ impl AuthorizationRequest {
         };
         if let Some(name) = params.first_repeated() {
             return Err(refuse(
-                "invalid_request",
+                OAuthCode::InvalidRequest,
                 &format!("the parameter {name} is repeated"),
             ));
         }
         let response_type = match params.get("response_type") {
-            None => return Err(refuse("invalid_request", "response_type is required")),
+            None => {
+                return Err(refuse(
+                    OAuthCode::InvalidRequest,
+                    "response_type is required",
+                ));
+            }
             Some("code") => ResponseType::Code,
             Some("token") => ResponseType::Token,
             Some(_) => {
                 return Err(refuse(
-                    "unsupported_response_type",
+                    OAuthCode::UnsupportedResponseType,
                     "response_type must be code or token",
                 ));
             }
@@ -168,20 +174,20 @@ impl AuthorizationRequest {
         };
         if !app.allows_grant(grant.as_str()) {
             return Err(refuse(
-                "unauthorized_client",
+                OAuthCode::UnauthorizedClient,
                 &format!("this client may not use the {grant} grant"),
             ));
         }
         let requested = scope_policy::parse_requested(params.get("scope"))
-            .map_err(|e| refuse("invalid_scope", &e.description))?;
+            .map_err(|e| refuse(OAuthCode::InvalidScope, &e.description))?;
         if let Some(requested) = requested
             && !requested.within(
                 scope_policy::app_scopes(&app)
-                    .map_err(|e| refuse("server_error", &e.description))?,
+                    .map_err(|e| refuse(OAuthCode::ServerError, &e.description))?,
             )
         {
             return Err(refuse(
-                "invalid_scope",
+                OAuthCode::InvalidScope,
                 "the scope exceeds what this client may ask for",
             ));
         }
@@ -193,23 +199,26 @@ impl AuthorizationRequest {
                 Some(challenge.to_owned())
             }
             (Some(_), None | Some("S256")) => {
-                return Err(refuse("invalid_request", "the code_challenge is malformed"));
+                return Err(refuse(
+                    OAuthCode::InvalidRequest,
+                    "the code_challenge is malformed",
+                ));
             }
             (Some(_), Some(_)) => {
                 return Err(refuse(
-                    "invalid_request",
+                    OAuthCode::InvalidRequest,
                     "transform algorithm not supported: use S256",
                 ));
             }
             (None, Some(_)) => {
                 return Err(refuse(
-                    "invalid_request",
+                    OAuthCode::InvalidRequest,
                     "code_challenge_method without code_challenge",
                 ));
             }
             (None, None) if app.public && response_type == ResponseType::Code => {
                 return Err(refuse(
-                    "invalid_request",
+                    OAuthCode::InvalidRequest,
                     "code challenge required: public clients must use PKCE",
                 ));
             }
@@ -226,7 +235,7 @@ impl AuthorizationRequest {
         })
     }
 
-    fn refuse(&self, error: &'static str, description: &str) -> Refusal {
+    fn refuse(&self, error: OAuthCode, description: &str) -> Refusal {
         Refusal::Redirect {
             uri: self.redirect_uri.clone(),
             fragment: self.response_type == ResponseType::Token,
@@ -240,7 +249,10 @@ impl AuthorizationRequest {
     /// app of the user's account (or of none).
     fn scopes_for(&self, user: &User) -> Result<ScopeSet, Refusal> {
         if self.app.account_id.is_some_and(|a| a != user.account_id) {
-            return Err(self.refuse("access_denied", "this app belongs to another account"));
+            return Err(self.refuse(
+                OAuthCode::AccessDenied,
+                "this app belongs to another account",
+            ));
         }
         scope_policy::for_user(&self.app, user.role, self.requested)
             .map_err(|e| self.refuse(e.code, &e.description))
@@ -369,7 +381,7 @@ pub async fn decide(State(auth): State<Arc<AuthService>>, request: Request) -> R
     };
     if params.get("decision") != Some("approve") {
         return authorization
-            .refuse("access_denied", "the user denied the request")
+            .refuse(OAuthCode::AccessDenied, "the user denied the request")
             .into_response();
     }
     match grant(&auth, &authorization, &user, scopes).await {

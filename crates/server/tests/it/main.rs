@@ -33,6 +33,7 @@ mod secrets_at_rest;
 mod sellers;
 mod shops;
 mod token_endpoint;
+mod unique_indexes;
 mod variants;
 mod webdriver;
 mod webhook_crashes;

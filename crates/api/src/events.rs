@@ -2,127 +2,27 @@
 
 use domain::Timestamp;
 use oauth::Principal;
-use serde_json::Value;
+pub use services::events::Change;
 use storage::Tx;
-use storage::events::{self, Actor, NewEvent};
-use storage::shops::Shop;
+use storage::events::Actor;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::state::AppState;
 
-/// A change to report: its topic and the item as a GET shows it now.
-pub struct Change<'a> {
-    pub topic: &'static str,
-    pub account_id: i64,
-    pub seller_id: Option<i64>,
-    pub shop: Option<&'a Shop>,
-    /// The shops whose subscriptions hear of it, when not all of the seller's.
-    pub shop_ids: Option<&'a [i64]>,
-    pub item_type: &'static str,
-    pub item_id: i64,
-    pub item_slug: Option<&'a str>,
-    pub item: &'a Value,
-}
-
-impl<'a> Change<'a> {
-    /// A change of the shop itself.
-    pub fn of_shop(topic: &'static str, shop: &'a Shop, item: &'a Value) -> Self {
-        Self {
-            topic,
-            account_id: shop.account_id,
-            seller_id: Some(shop.seller_id),
-            shop: Some(shop),
-            shop_ids: None,
-            item_type: "shop",
-            item_id: shop.id,
-            item_slug: Some(&shop.subdomain),
-            item,
-        }
-    }
-
-    /// A change of an item that belongs to one shop (an order): heard by that shop's
-    /// subscriptions, with the shop named in the event.
-    pub fn in_shop(
-        topic: &'static str,
-        shop: &'a Shop,
-        item_type: &'static str,
-        item_id: i64,
-        item_slug: Option<&'a str>,
-        item: &'a Value,
-    ) -> Self {
-        Self {
-            topic,
-            account_id: shop.account_id,
-            seller_id: Some(shop.seller_id),
-            shop: Some(shop),
-            shop_ids: None,
-            item_type,
-            item_id,
-            item_slug,
-            item,
-        }
-    }
-
-    /// A change in a seller's catalog (products, variants, collections, types, prices).
-    pub fn of_catalog(
-        topic: &'static str,
-        owner: (i64, i64),
-        item_type: &'static str,
-        item_id: i64,
-        item_slug: Option<&'a str>,
-        item: &'a Value,
-    ) -> Self {
-        let (account_id, seller_id) = owner;
-        Self {
-            topic,
-            account_id,
-            seller_id: Some(seller_id),
-            shop: None,
-            shop_ids: None,
-            item_type,
-            item_id,
-            item_slug,
-            item,
-        }
-    }
-}
-
-impl<'a> Change<'a> {
-    /// Heard only by the subscriptions of these shops (a product's shops).
-    pub fn heard_in(self, shop_ids: &'a [i64]) -> Self {
-        Self {
-            shop_ids: Some(shop_ids),
-            ..self
-        }
-    }
-}
-
-/// Writes the event in the caller's transaction.
+/// Writes the event in the caller's transaction, attributed to the principal.
 pub async fn record(
     tx: &mut Tx,
     principal: &Principal,
     change: Change<'_>,
     now: Timestamp,
 ) -> Result<i64, ApiError> {
-    let event = NewEvent {
-        topic: change.topic,
-        account_id: change.account_id,
-        seller_id: change.seller_id,
-        shop_id: change.shop.map(|s| s.id),
-        shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
-        shop_ids: change.shop_ids,
-        item_type: change.item_type,
-        item_id: change.item_id,
-        item_slug: change.item_slug,
-        actor: Actor {
-            user_id: principal.user_id(),
-            user_name: principal.user_name.as_deref(),
-            app_id: Some(principal.app_id),
-        },
-        item: change.item,
+    let actor = Actor {
+        user_id: principal.user_id(),
+        user_name: principal.user_name.as_deref(),
+        app_id: Some(principal.app_id),
     };
-    Ok(events::record(tx, &event, now).await?)
+    Ok(services::events::record(tx, actor, change, now).await?)
 }
 
 /// What every write of a request shares: the state, who writes, and when.

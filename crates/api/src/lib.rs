@@ -14,6 +14,7 @@ mod docs;
 mod events;
 mod ops;
 mod orders;
+pub mod present;
 mod price_lists;
 mod product_types;
 mod products;

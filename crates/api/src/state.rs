@@ -4,11 +4,13 @@ use std::sync::Arc;
 
 use domain::Clock;
 use oauth::AuthService;
+use services::Services;
 use storage::{Database, Scoped, Tx};
 
 use crate::kernel::error::ApiResult;
 use crate::kernel::metrics::Metrics;
 use crate::kernel::rate_limit::{RateLimitConfig, RateLimiter};
+use crate::present::Presenter;
 use crate::urls::Urls;
 
 #[derive(Clone, Debug)]
@@ -37,6 +39,8 @@ pub struct AppState {
     pub limiter: Arc<RateLimiter>,
     pub metrics: Arc<Metrics>,
     pub urls: Arc<Urls>,
+    /// The operations handlers call, with resources shown as this API shows them.
+    pub services: Services,
 }
 
 impl AppState {
@@ -47,7 +51,9 @@ impl AppState {
         config: ApiConfig,
     ) -> Self {
         let urls = Arc::new(Urls::new(&config.public_url));
+        let presenter = Presenter { urls: urls.clone() };
         Self {
+            services: Services::new(db.clone(), clock.clone(), Arc::new(presenter)),
             limiter: Arc::new(RateLimiter::new(config.rate_limit.clone())),
             metrics: Arc::new(Metrics::new(db.clone())),
             config: Arc::new(config),

@@ -7,6 +7,7 @@ pub mod clock;
 pub mod limits;
 pub mod money;
 pub mod order;
+pub mod patch;
 pub mod role;
 pub mod scope;
 pub mod shop;
@@ -22,6 +23,7 @@ mod data {
 }
 
 pub use clock::{Clock, SystemClock, Timestamp};
+pub use patch::Patch;
 pub use role::Role;
 pub use scope::{Scope, ScopeSet};
 pub use validation::{FieldError, FieldErrors};

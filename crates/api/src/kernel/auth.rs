@@ -11,7 +11,8 @@ use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::Scope;
-use oauth::Principal;
+use oauth::{Principal, Subject};
+use services::{Actor, Who};
 
 use super::error::{ApiError, ErrorCode};
 use super::query::QueryParams;
@@ -84,6 +85,27 @@ impl Auth {
     /// resources, so for it they do not exist (404).
     pub fn own_tenant(&self) -> Result<storage::Tenant, ApiError> {
         self.0.tenant().ok_or_else(ApiError::not_found)
+    }
+
+    /// The principal as the actor of a service operation on its own account's data; a
+    /// token bound to no account finds nothing to act on (404).
+    pub fn actor(&self) -> Result<Actor, ApiError> {
+        let principal = &self.0;
+        let who = match principal.subject {
+            Subject::User { id, .. } => Who::User {
+                id,
+                name: principal.user_name.clone(),
+                app_id: principal.app_id,
+            },
+            Subject::App => Who::App {
+                app_id: principal.app_id,
+            },
+        };
+        Ok(Actor {
+            who,
+            tenant: self.own_tenant()?,
+            scopes: principal.scopes,
+        })
     }
 
     /// A page of a tenant's list; a token bound to no account has an empty one.

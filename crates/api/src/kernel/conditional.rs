@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use domain::Timestamp;
 use http_body_util::BodyExt;
 use serde_json::Value;
+use services::{Precondition, ServiceError, ServiceResult};
 use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
@@ -134,22 +135,41 @@ pub fn check_preconditions(
     current: &Value,
     last_modified: Timestamp,
 ) -> Result<(), ApiError> {
+    if preconditions_hold(headers, current, last_modified) {
+        Ok(())
+    } else {
+        Err(ApiError::precondition_failed())
+    }
+}
+
+fn preconditions_hold(headers: &HeaderMap, current: &Value, last_modified: Timestamp) -> bool {
     if let Some(if_match) = headers.get(header::IF_MATCH) {
         let etag = etag_of_value(current);
-        let strong_match = if_match
+        if_match
             .to_str()
-            .is_ok_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim() == etag));
-        if !strong_match {
-            return Err(ApiError::precondition_failed());
-        }
+            .is_ok_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim() == etag))
     } else if let Some(since) = headers
         .get(header::IF_UNMODIFIED_SINCE)
         .and_then(parse_http_date)
-        && last_modified.truncated_to_secs() > since
     {
-        return Err(ApiError::precondition_failed());
+        last_modified.truncated_to_secs() <= since
+    } else {
+        true
     }
-    Ok(())
+}
+
+/// A request's `If-Match` and `If-Unmodified-Since`, checked by a service operation once
+/// it holds the resource's row.
+pub struct IfMatch<'a>(pub &'a HeaderMap);
+
+impl Precondition for IfMatch<'_> {
+    fn check(&self, current: &Value, updated_on: Timestamp) -> ServiceResult<()> {
+        if preconditions_hold(self.0, current, updated_on) {
+            Ok(())
+        } else {
+            Err(ServiceError::PreconditionFailed)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,8 @@ use serde_json::{Value, json};
 use storage::UniqueIndex;
 
 pub use super::error_code::ErrorCode;
-use super::taken::{self, Taken};
+use services::ServiceError;
+use services::taken::{self, Taken};
 
 /// What made the server fail.
 type Cause = Box<dyn StdError + Send + Sync>;
@@ -386,6 +387,32 @@ impl From<storage::Error> for ApiError {
             }
             // Including a violation of an index the schema does not declare: a bug.
             _ => Self::internal(err),
+        }
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    /// Answered as the same failure met in a handler would be, keeping where an internal
+    /// or storage failure arose.
+    #[track_caller]
+    fn from(err: ServiceError) -> Self {
+        let origin = err.origin();
+        let answer = match err {
+            ServiceError::NotFound => Self::not_found(),
+            ServiceError::Invalid(fields) => Self::validation(fields),
+            ServiceError::PreconditionFailed => Self::precondition_failed(),
+            ServiceError::Storage { error, derived, .. } => {
+                let answer = Self::from(error);
+                match derived {
+                    Some(index) => answer.retry_if_taken(index),
+                    None => answer,
+                }
+            }
+            ServiceError::Internal { cause, .. } => Self::internal(cause),
+        };
+        Self {
+            origin: origin.unwrap_or(answer.origin),
+            ..answer
         }
     }
 }

@@ -8,7 +8,8 @@ use axum::extract::{FromRequest, Request};
 use axum::http::header;
 use domain::limits;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
+
+pub use domain::Patch;
 
 use super::error::{ApiError, ErrorCode};
 use super::text_guard::Guarded;
@@ -104,38 +105,6 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// A field of a partial update: left out, set to `null`, or set to a value.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Patch<T> {
-    #[default]
-    Absent,
-    Null,
-    Value(T),
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(match Option::<T>::deserialize(deserializer)? {
-            Some(value) => Patch::Value(value),
-            None => Patch::Null,
-        })
-    }
-}
-
-impl<T> Patch<T> {
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
-        match self {
-            Patch::Absent => Patch::Absent,
-            Patch::Null => Patch::Null,
-            Patch::Value(v) => Patch::Value(f(v)),
-        }
-    }
-
-    pub fn is_absent(&self) -> bool {
-        matches!(self, Patch::Absent)
-    }
-}
-
 /// An integer id from the path; anything else names no resource, so it is a 404.
 pub struct ResourceId(pub i64);
 
@@ -186,6 +155,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NestedIds {
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;
+    use serde::Deserialize;
 
     use super::*;
 

@@ -14,6 +14,5 @@ pub mod query;
 pub mod query_count;
 pub mod rate_limit;
 pub mod request_id;
-mod taken;
 pub mod text_guard;
 pub mod versioning;

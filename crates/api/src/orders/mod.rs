@@ -2,9 +2,7 @@
 //! checkout, edited, moved along the state machine (place, close, ship, cancel) and deleted
 //! with `orders.write`.
 
-mod input;
 mod representation;
-mod write;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -15,7 +13,11 @@ use domain::{FieldErrors, Scope, limits};
 use storage::orders::{self, OrderFilter, OrderLine};
 use storage::sql::Direction;
 
+use services::orders::input::{self, ShipInput};
+use services::orders::{self as operations, FullOrder};
+
 use crate::kernel::auth::Auth;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
@@ -79,7 +81,7 @@ async fn list(
         .iter()
         .map(|order| {
             let own = lines_of_order(&lines, order.id);
-            order_resource(&state.urls, &auth, order, own)
+            order_resource(&state.urls, auth.scopes, order, own)
         })
         .collect();
     Ok(request.respond(&ORDER_LIST, &state, "/orders", total, items))
@@ -130,7 +132,8 @@ async fn show(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let lines = orders::lines_of(&state.db, &[id]).await?;
-    let doc = order_resource(&state.urls, &auth, &order, &lines).into_value(state.urls.curies());
+    let doc =
+        order_resource(&state.urls, auth.scopes, &order, &lines).into_value(state.urls.curies());
     Ok(Hal::ok(doc, order.updated_on))
 }
 
@@ -141,11 +144,12 @@ async fn create(
     JsonBody(input): JsonBody<input::NewOrder>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let (order, doc) = write::create(&state, &auth, shop_id, input).await?;
+    let written = operations::create(&state.services, &auth.actor()?, shop_id, input).await?;
+    let (doc, updated_on) = document(&state, &auth, &written);
     Ok(Hal::created(
         doc,
-        state.urls.order(order.id),
-        order.updated_on,
+        state.urls.order(written.order.id),
+        updated_on,
     ))
 }
 
@@ -157,8 +161,10 @@ async fn update(
     JsonBody(changes): JsonBody<input::OrderChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let (order, doc) = write::update(&state, &auth, id, &headers, changes).await?;
-    Ok(Hal::ok(doc, order.updated_on))
+    let expect = IfMatch(&headers);
+    let written = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    let (doc, updated_on) = document(&state, &auth, &written);
+    Ok(Hal::ok(doc, updated_on))
 }
 
 async fn delete(
@@ -168,7 +174,9 @@ async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let doc = write::delete(&state, &auth, id, &headers).await?;
+    let deleted =
+        operations::delete(&state.services, &auth.actor()?, id, &IfMatch(&headers)).await?;
+    let (doc, _) = document(&state, &auth, &deleted);
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
@@ -179,11 +187,33 @@ async fn move_order(
     id: i64,
     headers: &HeaderMap,
     transition: Transition,
-    shipment: Option<input::ShipInput>,
+    shipment: Option<ShipInput>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let (order, doc) = write::transition(state, auth, id, headers, transition, shipment).await?;
-    Ok(Hal::ok(doc, order.updated_on))
+    let expect = IfMatch(headers);
+    let written = operations::transition(
+        &state.services,
+        &auth.actor()?,
+        id,
+        &expect,
+        transition,
+        shipment,
+    )
+    .await?;
+    let (doc, updated_on) = document(state, auth, &written);
+    Ok(Hal::ok(doc, updated_on))
+}
+
+/// An order as the principal GETs it, and when it last changed.
+fn document(
+    state: &AppState,
+    auth: &Auth,
+    written: &FullOrder,
+) -> (serde_json::Value, domain::Timestamp) {
+    let FullOrder { order, lines } = written;
+    let doc =
+        order_resource(&state.urls, auth.scopes, order, lines).into_value(state.urls.curies());
+    (doc, order.updated_on)
 }
 
 async fn place(
@@ -209,7 +239,7 @@ async fn ship(
     auth: Auth,
     ResourceId(id): ResourceId,
     headers: HeaderMap,
-    JsonBody(shipment): JsonBody<input::ShipInput>,
+    JsonBody(shipment): JsonBody<ShipInput>,
 ) -> ApiResult<Hal> {
     move_order(
         &state,

@@ -2,12 +2,13 @@
 //! and the token allow as links.
 
 use domain::order::{Address, OrderStatus, Transition};
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, RelDef, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
 use storage::orders::{Order, OrderLine};
 
+use crate::present::Presenter;
 use crate::rels;
 use crate::urls::Urls;
 
@@ -65,10 +66,10 @@ fn rel_of(transition: Transition) -> &'static RelDef {
     }
 }
 
-/// An order with its lines, and the links this principal may follow in its status.
+/// An order with its lines, and the links a holder of `viewer` may follow in its status.
 pub fn order_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     order: &Order,
     lines: &[OrderLine],
 ) -> Resource {
@@ -103,7 +104,7 @@ pub fn order_resource(
         cancelled_on: at(order.cancelled_on),
     };
     let id = order.id;
-    let write = principal.has(Scope::OrdersWrite);
+    let write = viewer.contains(Scope::OrdersWrite);
     let mut resource = Resource::new(["order"])
         .with_properties(&fields)
         .link("self", Link::get(urls.order(id)))
@@ -119,7 +120,7 @@ pub fn order_resource(
         });
     }
     resource
-        .rel_if(principal.has(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
+        .rel_if(viewer.contains(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.shop(order.shop_id)
         })
         .embed_all("lines", lines.iter().map(line_resource))
@@ -137,4 +138,10 @@ fn line_resource(line: &OrderLine) -> Resource {
         quantity: line.sold.quantity,
         line_total: line.sold.line_total,
     })
+}
+
+impl services::orders::Present for Presenter {
+    fn order(&self, viewer: ScopeSet, order: &Order, lines: &[OrderLine]) -> Value {
+        order_resource(&self.urls, viewer, order, lines).into_value(self.urls.curies())
+    }
 }

@@ -104,7 +104,7 @@ pub fn product_resource(
             parts
                 .variants
                 .iter()
-                .map(|v| variant_resource(urls, principal, view, v)),
+                .map(|v| variant_resource(urls, principal.scopes, view, v)),
         )
         .embed_all(
             "images",

@@ -75,7 +75,7 @@ async fn list(
         variants::list(&state.db, product_id, request.sort, request.window()).await?;
     let items = rows
         .iter()
-        .map(|v| variant_resource(&state.urls, &auth, &view, v))
+        .map(|v| variant_resource(&state.urls, auth.scopes, &view, v))
         .collect();
     let path = format!("/products/{product_id}/variants");
     Ok(request.respond(&VARIANT_LIST, &state, &path, total, items))
@@ -94,7 +94,8 @@ async fn show(
     let variant = variants::find(&state.db, product_id, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc = variant_resource(&state.urls, &auth, &view, &variant).into_value(state.urls.curies());
+    let doc =
+        variant_resource(&state.urls, auth.scopes, &view, &variant).into_value(state.urls.curies());
     Ok(Hal::ok(doc, variant.updated_on))
 }
 
@@ -333,7 +334,8 @@ async fn check_images(
 /// A variant as its tenant's GET shows it (also for orders' stock changes).
 pub(crate) fn document(ctx: WriteCtx<'_>, tenant: Tenant, variant: &Variant) -> Value {
     let urls = &ctx.state.urls;
-    variant_resource(urls, ctx.auth, &CatalogView::Admin(tenant), variant).into_value(urls.curies())
+    variant_resource(urls, ctx.auth.scopes, &CatalogView::Admin(tenant), variant)
+        .into_value(urls.curies())
 }
 
 /// Records a variant's change, heard in its product's shops.

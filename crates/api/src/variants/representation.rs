@@ -1,13 +1,14 @@
 //! How a variant looks to a client.
 
 use domain::catalog::product::discount_percentage;
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use storage::Tenant;
 use storage::variants::Variant;
 
+use crate::present::Presenter;
 use crate::products::CatalogView;
 use crate::rels;
 use crate::urls::Urls;
@@ -34,7 +35,7 @@ struct VariantFields<'a> {
 
 pub fn variant_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     view: &CatalogView,
     variant: &Variant,
 ) -> Resource {
@@ -58,7 +59,7 @@ pub fn variant_resource(
     };
     let href = urls.variant(variant.product_id, variant.id);
     let admin = view.tenant().is_some();
-    let write = admin && principal.has(Scope::ProductsWrite);
+    let write = admin && viewer.contains(Scope::ProductsWrite);
     Resource::new(["variant"])
         .with_properties(&fields)
         .link("self", Link::get(view.href(href.clone())))
@@ -71,4 +72,11 @@ pub fn variant_resource(
             &rels::PRODUCTS_PRODUCT,
             view.href(urls.product(variant.product_id)),
         )
+}
+
+impl services::variants::Present for Presenter {
+    fn variant(&self, viewer: ScopeSet, tenant: Tenant, variant: &Variant) -> Value {
+        variant_resource(&self.urls, viewer, &CatalogView::Admin(tenant), variant)
+            .into_value(self.urls.curies())
+    }
 }

@@ -1,15 +1,13 @@
 //! What order requests may say, and the checks that need no database: quantities, contact
 //! fields, addresses, amounts, and which fields an order's status lets change. (Whether a
-//! variant may be sold in the shop, and at what price, is checked in `write`.)
+//! variant may be sold in the shop, and at what price, is checked by the operations.)
 
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
-use domain::{FieldErrors, limits, validation};
+use domain::{FieldErrors, Patch, limits, validation};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::orders::{Order, OrderDetails, Tracking};
-
-use crate::kernel::input::Patch;
 
 /// The most lines an order may have.
 pub const LINES_MAX: usize = 250;
@@ -27,7 +25,7 @@ fn one() -> i64 {
     1
 }
 
-/// A line to write: a variant and how many of it (priced and described in `write`).
+/// A line to write: a variant and how many of it (priced and described by the operations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WantedLine {
     pub variant_id: i64,

@@ -1,0 +1,244 @@
+//! Orders: creating one in checkout with priced lines, changing it, moving it along the
+//! state machine with its stock, and deleting it — each one transaction with its event.
+
+pub mod input;
+mod pricing;
+mod stock;
+
+use domain::ScopeSet;
+use domain::order::{self, StockEffect, Transition};
+use domain::{FieldErrors, topic};
+use serde_json::Value;
+use storage::orders::{self as stored, LineData, Order, OrderLine};
+use storage::shops::{self, Shop};
+use storage::{ScopedExt, Tx};
+
+use self::input::{NewOrder, OrderChanges, ShipInput};
+use self::pricing::{order_totals, priced_lines};
+use crate::events::Change;
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+
+/// How an order looks to a reader with `viewer`'s scopes (its GET).
+pub trait Present {
+    fn order(&self, viewer: ScopeSet, order: &Order, lines: &[OrderLine]) -> Value;
+}
+
+/// An order with its lines, as written.
+#[derive(Clone, Debug)]
+pub struct FullOrder {
+    pub order: Order,
+    pub lines: Vec<OrderLine>,
+}
+
+/// Creates an order in checkout in the shop, its lines priced by the price-list rule.
+pub async fn create(
+    services: &Services,
+    actor: &Actor,
+    shop_id: i64,
+    input: NewOrder,
+) -> ServiceResult<FullOrder> {
+    let mut errors = FieldErrors::new();
+    let draft = input.validate(&mut errors);
+    let op = Op::new(services, actor);
+    let (draft, found) = (&draft, &errors);
+    services
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                let shop = shops::find(&mut *tx, actor.tenant, shop_id)
+                    .await?
+                    .ok_or(ServiceError::NotFound)?;
+                let wanted = draft.lines.as_deref().unwrap_or_default();
+                let mut lines = priced_lines(tx, &shop, wanted, op.now, &mut errors).await?;
+                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
+                errors.into_result()?;
+
+                let code = stored::next_code(tx, shop.id).await?;
+                let new = stored::NewOrder {
+                    account_id: shop.account_id,
+                    seller_id: shop.seller_id,
+                    shop_id: shop.id,
+                    code,
+                    currency_code: &shop.currency_code,
+                    details: &draft.details,
+                    totals,
+                    app_id: actor.app_id(),
+                };
+                let id = stored::insert(tx, &new, op.now).await?;
+                stored::write_lines(tx, id, &lines).await?;
+                let written = reload(tx, op, id).await?;
+                record(tx, op, topic::ORDERS_CREATED_CHECKOUT, &shop, &written).await?;
+                Ok(written)
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// Applies changes to an order (its lines repriced when they change).
+pub async fn update(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    expect: &dyn Precondition,
+    changes: OrderChanges,
+) -> ServiceResult<FullOrder> {
+    let op = Op::new(services, actor);
+    let changes = &changes;
+    services
+        .write(|tx| {
+            async move {
+                let current = locked(tx, op, id, expect).await?;
+                let mut errors = FieldErrors::new();
+                let draft = changes.clone().apply(&current.order, &mut errors);
+                let shop = shop_of(tx, op, &current.order).await?;
+                let before: Vec<LineData> = current.lines.iter().map(|l| l.sold.clone()).collect();
+                let mut lines = match &draft.lines {
+                    Some(wanted) => priced_lines(tx, &shop, wanted, op.now, &mut errors).await?,
+                    None => before.clone(),
+                };
+                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
+                errors.into_result()?;
+
+                let mut order = current.order.clone();
+                order.set_details(draft.details);
+                order.set_totals(totals);
+                if order == current.order && lines == before {
+                    return Ok(current);
+                }
+                stored::save(tx, &order, op.now).await?;
+                if lines != before {
+                    stored::write_lines(tx, id, &lines).await?;
+                }
+                let written = reload(tx, op, id).await?;
+                record(tx, op, topic::ORDERS_UPDATED, &shop, &written).await?;
+                Ok(written)
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// Moves an order along the state machine, taking or giving back its stock as the move
+/// says. `ship` carries the tracking.
+pub async fn transition(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    expect: &dyn Precondition,
+    transition: Transition,
+    shipment: Option<ShipInput>,
+) -> ServiceResult<FullOrder> {
+    let mut errors = FieldErrors::new();
+    let tracking = shipment.map(|s| s.validate(&mut errors));
+    let op = Op::new(services, actor);
+    let (tracking, found) = (&tracking, &errors);
+    services
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                let current = locked(tx, op, id, expect).await?;
+                let (to, effect) = match order::transition(current.order.status, transition) {
+                    Ok(outcome) => outcome,
+                    Err(refused) => {
+                        errors.add("status", refused.to_string());
+                        return Err(errors.into());
+                    }
+                };
+                errors.into_result()?;
+                if effect != StockEffect::None {
+                    stock::move_stock(tx, op, &current.order, &current.lines, effect).await?;
+                }
+                let mut order = current.order;
+                order.enter(to, op.now);
+                if let Some(tracking) = tracking {
+                    order.set_tracking(tracking.clone());
+                }
+                stored::save(tx, &order, op.now).await?;
+                let shop = shop_of(tx, op, &order).await?;
+                let written = reload(tx, op, id).await?;
+                record(tx, op, transition.topic(), &shop, &written).await?;
+                Ok(written)
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// Deletes an order still in checkout; answers it as it was.
+pub async fn delete(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    expect: &dyn Precondition,
+) -> ServiceResult<FullOrder> {
+    let op = Op::new(services, actor);
+    services
+        .write(|tx| {
+            async move {
+                let current = locked(tx, op, id, expect).await?;
+                if !current.order.status.is_editable() {
+                    return Err(ServiceError::invalid_field(
+                        "status",
+                        format!(
+                            "only an order in checkout can be deleted (it is {}); cancel it instead",
+                            current.order.status
+                        ),
+                    ));
+                }
+                let shop = shop_of(tx, op, &current.order).await?;
+                stored::delete(tx, id).await?;
+                record(tx, op, topic::ORDERS_DELETED, &shop, &current).await?;
+                Ok(current)
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// The order with its lines, locked, once the caller's expectation of it holds.
+async fn locked(
+    tx: &mut Tx,
+    op: Op<'_>,
+    id: i64,
+    expect: &dyn Precondition,
+) -> ServiceResult<FullOrder> {
+    let order = stored::find_for_update(tx, op.actor.tenant, id)
+        .await?
+        .ok_or(ServiceError::NotFound)?;
+    let lines = stored::lines_of(&mut *tx, &[id]).await?;
+    let current = op.present().order(op.actor.scopes, &order, &lines);
+    expect.check(&current, order.updated_on)?;
+    Ok(FullOrder { order, lines })
+}
+
+/// The order as its tenant reads it now, inside the transaction.
+async fn reload(tx: &mut Tx, op: Op<'_>, id: i64) -> ServiceResult<FullOrder> {
+    let order = stored::find(&mut *tx, op.actor.tenant, id)
+        .await?
+        .ok_or_else(|| ServiceError::internal(format!("order {id}, just written, is not found")))?;
+    let lines = stored::lines_of(&mut *tx, &[id]).await?;
+    Ok(FullOrder { order, lines })
+}
+
+async fn shop_of(tx: &mut Tx, op: Op<'_>, order: &Order) -> ServiceResult<Shop> {
+    shops::find(&mut *tx, op.actor.tenant, order.shop_id)
+        .await?
+        .ok_or_else(|| ServiceError::internal(format!("order {}'s shop is not found", order.id)))
+}
+
+/// Records an order event, heard by the subscriptions of the order's shop, with the order
+/// as a GET by the actor shows it.
+async fn record(
+    tx: &mut Tx,
+    op: Op<'_>,
+    topic: &'static str,
+    shop: &Shop,
+    written: &FullOrder,
+) -> ServiceResult<i64> {
+    let FullOrder { order, lines } = written;
+    let doc = op.present().order(op.actor.scopes, order, lines);
+    let code = order.code.to_string();
+    let change = Change::in_shop(topic, shop, "order", order.id, Some(&code), &doc);
+    op.record(tx, change).await
+}

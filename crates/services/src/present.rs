@@ -1,0 +1,10 @@
+//! How resources look, for event payloads: each area whose operations record events
+//! declares what it needs shown (`orders::Present`, …), and the HTTP layer implements it
+//! with the representations its GETs answer, so a subscriber receives the resource exactly
+//! as a GET by the actor shows it. An area adds its trait here, once.
+
+use crate::{orders, variants};
+
+pub trait Present: orders::Present + variants::Present + Send + Sync {}
+
+impl<T> Present for T where T: orders::Present + variants::Present + Send + Sync {}

@@ -31,6 +31,7 @@ mod revocation;
 mod root;
 mod secrets_at_rest;
 mod sellers;
+mod services;
 mod shops;
 mod token_endpoint;
 mod unique_indexes;

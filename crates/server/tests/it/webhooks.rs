@@ -34,7 +34,7 @@ on_both_backends!(
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
 /// subscriptions fail after three failed attempts in a row.
-async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+pub(crate) async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
     hub_with(backend, 3, Duration::from_secs(1)).await
 }
 
@@ -89,7 +89,7 @@ async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
 }
 
 /// Subscriptions made with these bodies, each active once its handshake is over.
-async fn active_subscriptions<const N: usize>(
+pub(crate) async fn active_subscriptions<const N: usize>(
     s: &TestServer,
     token: &str,
     bodies: [Value; N],
@@ -333,7 +333,7 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
 }
 
 /// The id of the webhook a delivery was made for.
-fn webhook_of(delivery: &Received) -> i64 {
+pub(crate) fn webhook_of(delivery: &Received) -> i64 {
     delivery.json()["_links"]["webhook"]["href"]
         .as_str()
         .unwrap()

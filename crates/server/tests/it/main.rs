@@ -27,6 +27,7 @@ mod product_types;
 mod products;
 mod races;
 mod rate_limit;
+mod recorded;
 mod revocation;
 mod root;
 mod secrets_at_rest;

@@ -9,7 +9,7 @@
 //! implementation rather than as a dependency on the HTTP crate.
 
 mod actor;
-mod catalog;
+pub mod catalog;
 mod error;
 pub mod events;
 mod precondition;

@@ -35,8 +35,8 @@ use crate::kernel::input::{NestedIds, ResourceId, parse};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::products::CatalogView;
-use crate::products::write::{locked_product, shops_of};
 use crate::state::AppState;
+use services::catalog::{locked_product, shops_of};
 
 pub use representation::asset_resource;
 

@@ -7,17 +7,17 @@ use domain::catalog::product::{ProductStatus, amount, normalize_tags, slugify, v
 use domain::validation;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+use services::catalog::{VARIANTS_MAX, lowest_price};
+use services::variants::input::{Defaults, NewVariant};
 use storage::products::ProductData;
 use storage::variants::VariantData;
 
 use crate::kernel::input::Patch;
-use crate::variants::input::{Defaults, NewVariant};
 
 const TITLE_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;
 const VENDOR_MAX: usize = 255;
 const TYPE_NAME_MAX: usize = 255;
-pub const VARIANTS_MAX: usize = 250;
 const IDS_MAX: usize = 250;
 
 #[derive(Debug, Deserialize)]
@@ -415,14 +415,6 @@ pub fn check_distinct_skus(variants: &[VariantData], errors: &mut FieldErrors) {
             errors.add(format!("variants[{i}].sku"), "is given twice");
         }
     }
-}
-
-/// The price of the lowest-priced variant (the first of equals) and its comparison price.
-pub fn lowest_price(variants: &[VariantData]) -> (i64, Option<i64>) {
-    variants
-        .iter()
-        .min_by_key(|v| (v.price, v.position))
-        .map_or((0, None), |v| (v.price, v.price_comparison))
 }
 
 fn non_blank(value: &str) -> Option<String> {

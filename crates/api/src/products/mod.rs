@@ -25,7 +25,7 @@ use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::state::AppState;
 
-pub use input::{TypeChoice, VARIANTS_MAX, derived_slug};
+pub use input::{TypeChoice, derived_slug};
 pub use related::Related;
 pub use representation::product_resource;
 pub use view::CatalogView;

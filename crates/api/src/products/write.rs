@@ -5,8 +5,8 @@
 use axum::http::HeaderMap;
 use domain::catalog::attributes;
 use domain::catalog::collection::CollectionKind;
-use domain::catalog::search;
-use domain::{FieldErrors, Timestamp, topic};
+
+use domain::{FieldErrors, topic};
 use serde_json::Value;
 use storage::locks::{self, Catalog};
 use storage::products::{self, Product, ProductData};
@@ -14,10 +14,15 @@ use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
 use storage::{ScopedExt, Tenant, Tx, UniqueIndex, collections, price_lists, product_types};
 
-use super::input::{Draft, NewProduct, ProductChanges, lowest_price};
+use super::input::{Draft, NewProduct, ProductChanges};
 use super::related::Related;
 use super::representation::product_resource;
 use super::view::CatalogView;
+use services::catalog::{
+    check_skus_free, locked_product, locked_product_and_collections, lowest_price, search_text,
+    shops_of,
+};
+
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -83,7 +88,7 @@ async fn create_in(
     data.product_type_id = product_type.as_ref().map(|t| t.id);
     let slug_given = draft.slug_given;
     data.slug = unique_slug(tx, "products", seller.id, &data.slug, slug_given, None).await?;
-    data.search_text = search_text(&data, &draft.variants);
+    data.search_text = search_text(&data.title, &data.description, &data.tags, &draft.variants);
     let id = products::insert(tx, seller.account_id, seller.id, &data, now)
         .await
         .map_err(|err| slug_refused(err.into(), UniqueIndex::ProductsSlug, slug_given))?;
@@ -215,7 +220,7 @@ async fn update_in(
         variants_after = vec![changed];
     }
     (data.price, data.price_comparison) = lowest_price(&variants_after);
-    data.search_text = search_text(&data, &variants_after);
+    data.search_text = search_text(&data.title, &data.description, &data.tags, &variants_after);
     products::update(tx, &current, parts.shop_ids, &data, now).await?;
     let (added, removed) = membership_changes;
     for collection_id in added {
@@ -277,26 +282,6 @@ async fn delete_in(
     Ok(doc)
 }
 
-/// After a product's variants changed: its derived price and search document, its smart
-/// collections and its `updated_on`.
-pub async fn refresh_derived(
-    tx: &mut Tx,
-    product: &Product,
-    now: Timestamp,
-) -> storage::Result<()> {
-    let all = variants::of_products(&mut *tx, &[product.id]).await?;
-    let data: Vec<VariantData> = all.iter().map(|v| v.data()).collect();
-    let (price, comparison) = lowest_price(&data);
-    let text = search::document(search_parts(
-        &product.title,
-        &product.description,
-        &product.tags.0,
-        &data,
-    ));
-    products::set_derived(tx, product.id, price, comparison, &text, now).await?;
-    collections::refresh_product(tx, product.seller_id, product.id).await
-}
-
 /// The product as a GET by its tenant shows it, read inside the transaction.
 pub async fn reload(
     tx: &mut Tx,
@@ -355,34 +340,6 @@ async fn record_to(
     )
     .heard_in(shops);
     ctx.record(tx, change).await
-}
-
-/// The shops a product is available in (whose subscriptions hear of its changes).
-pub async fn shops_of(tx: &mut Tx, product: &Product) -> ApiResult<Vec<i64>> {
-    let mut by_product = products::shop_ids_of(&mut *tx, &[product]).await?;
-    Ok(by_product.remove(&product.id).unwrap_or_default())
-}
-
-/// The words `q` finds a product by: its title, description, tags and SKUs.
-fn search_text(data: &ProductData, variants: &[VariantData]) -> String {
-    search::document(search_parts(
-        &data.title,
-        &data.description,
-        &data.tags,
-        variants,
-    ))
-}
-
-fn search_parts<'a>(
-    title: &'a str,
-    description: &'a str,
-    tags: &'a [String],
-    variants: &'a [VariantData],
-) -> impl Iterator<Item = &'a str> {
-    [title, description]
-        .into_iter()
-        .chain(tags.iter().map(String::as_str))
-        .chain(variants.iter().filter_map(|v| v.sku.as_deref()))
 }
 
 /// Shop ids must name shops of the product's seller.
@@ -461,72 +418,4 @@ async fn manual_membership_changes(
         .filter(|id| is_manual(id) && !wanted.contains(id))
         .collect();
     Ok((added, removed))
-}
-
-/// SKUs must be free across the seller's variants (other than the variant `except`).
-pub async fn check_skus_free(
-    tx: &mut Tx,
-    seller_id: i64,
-    new: &[VariantData],
-    except: Option<i64>,
-    field: &str,
-    errors: &mut FieldErrors,
-) -> ApiResult<()> {
-    let skus: Vec<String> = new.iter().filter_map(|v| v.sku.clone()).collect();
-    if skus.is_empty() {
-        return Ok(());
-    }
-    let taken = variants::skus_taken(tx, seller_id, &skus, except).await?;
-    for (i, variant) in new.iter().enumerate() {
-        if variant.sku.as_ref().is_some_and(|s| taken.contains(s)) {
-            let name = if field.is_empty() {
-                "sku".to_owned()
-            } else {
-                format!("{field}[{i}].sku")
-            };
-            errors.add(name, "has already been taken");
-        }
-    }
-    Ok(())
-}
-
-/// The product a write changes (its fields, variants, images or stock), locked for the
-/// rest of the transaction after its seller's catalog (`storage::locks`: its smart
-/// collections may change), or 404.
-pub async fn locked_product(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Product> {
-    lock_product(tx, tenant, id, None).await
-}
-
-/// As `locked_product`, for a write that also changes the product's manual collections
-/// (deleting it, or setting its `collection_ids`): those holding it and those it joins
-/// are locked before it.
-pub async fn locked_product_and_collections(
-    tx: &mut Tx,
-    tenant: Tenant,
-    id: i64,
-    joining: &[i64],
-) -> ApiResult<Product> {
-    lock_product(tx, tenant, id, Some(joining)).await
-}
-
-async fn lock_product(
-    tx: &mut Tx,
-    tenant: Tenant,
-    id: i64,
-    joining: Option<&[i64]>,
-) -> ApiResult<Product> {
-    if !locks::seller_catalog_of_product(tx, tenant, id, Catalog::Shared).await? {
-        return Err(ApiError::not_found());
-    }
-    let collections = match joining {
-        Some(joining) => Some(locks::manual_collections(tx, tenant, Some(id), joining).await?),
-        None => None,
-    };
-    let product = products::find_for_update(tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    if let Some(collections) = collections {
-        locks::confirm_manual_collections(tx, id, &collections).await?;
-    }
-    Ok(product)
 }

@@ -1,12 +1,10 @@
 //! What a client may send to create or change a variant, and the rules it must meet.
 
 use domain::catalog::product::amount;
-use domain::{FieldErrors, limits, validation};
+use domain::{FieldErrors, Patch, limits, validation};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use storage::variants::VariantData;
-
-use crate::kernel::input::Patch;
 
 const TITLE_MAX: usize = 255;
 const SKU_MAX: usize = 100;

@@ -21,7 +21,6 @@ mod products;
 mod root;
 mod sellers;
 mod shops;
-mod slugs;
 mod urls;
 mod variants;
 mod webhooks;

@@ -48,6 +48,20 @@ impl ServiceError {
         Self::Invalid(FieldErrors::single(field, message))
     }
 
+    /// For a value the service derived rather than the input gave (a slug made from a
+    /// title, a product type created by name): a violation of `index` means a concurrent
+    /// write took the value after it was found free, so the work runs again.
+    pub fn derived(self, index: UniqueIndex) -> Self {
+        match self {
+            Self::Storage { error, origin, .. } => Self::Storage {
+                error,
+                derived: Some(index),
+                origin,
+            },
+            other => other,
+        }
+    }
+
     /// Where the error was made (storage and internal errors).
     pub fn origin(&self) -> Option<&'static Location<'static>> {
         match self {

@@ -14,9 +14,13 @@ mod error;
 pub mod events;
 mod precondition;
 mod present;
+pub mod sellers;
+pub mod slugs;
 pub mod taken;
 
 pub mod orders;
+pub mod product_types;
+pub mod products;
 pub mod variants;
 
 use std::sync::Arc;

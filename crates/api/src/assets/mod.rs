@@ -91,7 +91,7 @@ async fn list(
         product_assets::list(&state.db, product_id, request.sort, request.window()).await?;
     let items = rows
         .iter()
-        .map(|a| asset_resource(&state.urls, &auth, &view, a))
+        .map(|a| asset_resource(&state.urls, auth.scopes, &view, a))
         .collect();
     let path = format!("/products/{product_id}/assets");
     Ok(request.respond(&ASSET_LIST, &state, &path, total, items))
@@ -110,7 +110,8 @@ async fn show(
     let asset = product_assets::find(&state.db, product_id, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc = asset_resource(&state.urls, &auth, &view, &asset).into_value(state.urls.curies());
+    let doc =
+        asset_resource(&state.urls, auth.scopes, &view, &asset).into_value(state.urls.curies());
     Ok(Hal::ok(doc, asset.updated_on))
 }
 
@@ -364,7 +365,8 @@ async fn file(
 
 fn document(ctx: WriteCtx<'_>, tenant: Tenant, asset: &Asset) -> Value {
     let urls = &ctx.state.urls;
-    asset_resource(urls, ctx.auth, &CatalogView::Admin(tenant), asset).into_value(urls.curies())
+    asset_resource(urls, ctx.auth.scopes, &CatalogView::Admin(tenant), asset)
+        .into_value(urls.curies())
 }
 
 async fn record(

@@ -1,8 +1,7 @@
 //! How a product image looks to a client.
 
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
 use storage::product_assets::Asset;
 
@@ -27,7 +26,7 @@ struct AssetFields<'a> {
 
 pub fn asset_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     view: &CatalogView,
     asset: &Asset,
 ) -> Resource {
@@ -46,7 +45,7 @@ pub fn asset_resource(
         updated_on: asset.updated_on,
     };
     let href = urls.asset(asset.product_id, asset.id);
-    let write = view.tenant().is_some() && principal.has(Scope::ProductsWrite);
+    let write = view.tenant().is_some() && viewer.contains(Scope::ProductsWrite);
     Resource::new(["asset"])
         .with_properties(&fields)
         .link("self", Link::get(view.href(href.clone())))

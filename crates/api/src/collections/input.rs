@@ -8,7 +8,7 @@ use serde::Deserialize;
 use storage::collections::CollectionData;
 
 use crate::kernel::input::Patch;
-use crate::products::derived_slug;
+use services::products::input::derived_slug;
 
 const TITLE_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;

@@ -18,6 +18,9 @@ use storage::products;
 use storage::sql::Direction;
 use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
 
+use services::products::Related;
+use services::slugs::{slug_refused, unique_slug};
+
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -26,9 +29,8 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::{CatalogView, Related, product_resource};
-use crate::sellers::owning_seller;
-use crate::slugs::{slug_refused, unique_slug};
+use crate::products::{CatalogView, product_resource};
+
 use crate::state::AppState;
 
 pub use representation::collection_resource;
@@ -129,7 +131,8 @@ async fn create(
     JsonBody(input): JsonBody<input::NewCollection>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let seller = owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
+    let seller =
+        services::sellers::owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
     let (data, slug_given) = input.validate()?;
     let ctx = WriteCtx::new(&state, &auth);
     let (seller, data) = (&seller, &data);
@@ -147,7 +150,7 @@ async fn create(
                     collections::insert(tx, seller.account_id, seller.id, &data, ctx.now)
                         .await
                         .map_err(|err| {
-                            slug_refused(err.into(), UniqueIndex::CollectionsSlug, slug_given)
+                            slug_refused(err, UniqueIndex::CollectionsSlug, slug_given)
                         })?;
                 let doc = document(ctx, &collection);
                 record(tx, ctx, topic::COLLECTIONS_CREATED, &collection, &doc).await?;
@@ -246,7 +249,7 @@ async fn members(
     let view = CatalogView::Admin(tenant);
     let items = rows
         .iter()
-        .map(|p| product_resource(&state.urls, &auth, &view, p, related.parts(p.id)))
+        .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
         .collect();
     let total = u64::try_from(collection.products_count).unwrap_or(0);
     let path = format!("/collections/{id}/products");
@@ -437,7 +440,13 @@ async fn membership_changed(
         let view = CatalogView::Admin(tenant);
         resource = resource.embed(
             "product",
-            product_resource(urls, ctx.auth, &view, &product, related.parts(product_id)),
+            product_resource(
+                urls,
+                ctx.auth.scopes,
+                &view,
+                &product,
+                related.parts(product_id),
+            ),
         );
     }
     Ok((collection, resource.into_value(urls.curies())))

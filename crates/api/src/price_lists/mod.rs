@@ -26,7 +26,6 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::sellers::owning_seller;
 use crate::state::AppState;
 
 pub use representation::price_list_resource;
@@ -125,7 +124,8 @@ async fn create(
     JsonBody(input): JsonBody<input::NewPriceList>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let seller = owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
+    let seller =
+        services::sellers::owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
     let data = input.validate(&seller)?;
     let ctx = WriteCtx::new(&state, &auth);
     let (seller, data) = (&seller, &data);

@@ -7,30 +7,23 @@ use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::routing::get;
-use domain::catalog::attributes::{self, AttributeDef};
-use domain::{FieldErrors, Scope, topic, validation};
-use serde::Deserialize;
+use domain::{FieldErrors, Scope};
 use serde_json::Value;
+use services::product_types::input::{NewProductType, ProductTypeChanges};
+use services::product_types::{self as operations};
 use storage::product_types::{self, ProductType, ProductTypeFilter};
-use storage::sellers::Seller;
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
 
-use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
-use crate::kernel::input::{JsonBody, Patch, ResourceId};
+use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::TypeChoice;
-use crate::sellers::owning_seller;
 use crate::state::AppState;
 
 pub use representation::product_type_resource;
-
-const NAME_MAX: usize = 255;
 
 pub static PRODUCT_TYPE_LIST: ListSpec = ListSpec {
     name: "product_types",
@@ -82,7 +75,7 @@ async fn list(
         .await?;
     let items = rows
         .iter()
-        .map(|t| product_type_resource(&state.urls, &auth, t))
+        .map(|t| product_type_resource(&state.urls, auth.scopes, t))
         .collect();
     Ok(request.respond(&PRODUCT_TYPE_LIST, &state, "/product_types", total, items))
 }
@@ -96,18 +89,10 @@ async fn show(
     let product_type = product_types::find(&state.db, auth.own_tenant()?, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc =
-        product_type_resource(&state.urls, &auth, &product_type).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, product_type.updated_on))
-}
-
-#[derive(Debug, Deserialize)]
-struct NewProductType {
-    name: String,
-    #[serde(default)]
-    seller_id: Option<i64>,
-    #[serde(default)]
-    attributes: Option<Vec<AttributeDef>>,
+    Ok(Hal::ok(
+        document(&state, &auth, &product_type),
+        product_type.updated_on,
+    ))
 }
 
 async fn create(
@@ -116,32 +101,12 @@ async fn create(
     JsonBody(input): JsonBody<NewProductType>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let seller = owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
-    let name = input.name.trim().to_owned();
-    let defs = input.attributes.unwrap_or_default();
-    check(&name, &defs)?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let (seller, name, defs) = (&seller, &name, &defs);
-    let product_type = state
-        .write(|tx| async move { insert(tx, ctx, seller, name, defs, false).await }.scoped())
-        .await?;
-    let doc =
-        product_type_resource(&state.urls, &auth, &product_type).into_value(state.urls.curies());
+    let product_type = operations::create(&state.services, &auth.actor()?, input).await?;
     Ok(Hal::created(
-        doc,
+        document(&state, &auth, &product_type),
         state.urls.product_type(product_type.id),
         product_type.updated_on,
     ))
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct ProductTypeChanges {
-    #[serde(default)]
-    name: Patch<String>,
-    #[serde(default)]
-    attributes: Patch<Vec<AttributeDef>>,
-    #[serde(default)]
-    seller_id: Patch<i64>,
 }
 
 async fn update(
@@ -152,56 +117,13 @@ async fn update(
     JsonBody(changes): JsonBody<ProductTypeChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let (headers, changes) = (&headers, &changes);
-    let (product_type, doc) = state
-        .write(|tx| async move { change(tx, ctx, tenant, id, headers, changes).await }.scoped())
-        .await?;
-    Ok(Hal::ok(doc, product_type.updated_on))
-}
-
-/// One attempt of `update`: the type and its document after the changes.
-async fn change(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    tenant: Tenant,
-    id: i64,
-    headers: &HeaderMap,
-    changes: &ProductTypeChanges,
-) -> ApiResult<(ProductType, Value)> {
-    let (urls, auth) = (&ctx.state.urls, ctx.auth);
-    let current = product_types::find_for_update(tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let current_doc = product_type_resource(urls, auth, &current).into_value(urls.curies());
-    check_preconditions(headers, &current_doc, current.updated_on)?;
-    let mut errors = FieldErrors::new();
-    if !changes.seller_id.is_absent() {
-        errors.add("seller_id", "cannot be changed");
-    }
-    let name = match &changes.name {
-        Patch::Absent => current.name.clone(),
-        Patch::Null => {
-            errors.add("name", "can't be null");
-            current.name.clone()
-        }
-        Patch::Value(name) => name.trim().to_owned(),
-    };
-    let defs = match &changes.attributes {
-        Patch::Absent => current.attributes.0.clone(),
-        Patch::Null => Vec::new(),
-        Patch::Value(defs) => defs.clone(),
-    };
-    errors.into_result()?;
-    check(&name, &defs)?;
-    if name == current.name && defs == current.attributes.0 {
-        return Ok((current, current_doc));
-    }
-    let product_type = product_types::update(tx, id, &name, &defs, ctx.now).await?;
-    let doc = product_type_resource(urls, auth, &product_type).into_value(urls.curies());
-    record(tx, ctx, topic::PRODUCT_TYPES_UPDATED, &product_type, &doc).await?;
-    Ok((product_type, doc))
+    let expect = IfMatch(&headers);
+    let product_type =
+        operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &product_type),
+        product_type.updated_on,
+    ))
 }
 
 async fn delete(
@@ -211,121 +133,15 @@ async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let headers = &headers;
-    let doc = state
-        .write(|tx| {
-            async move {
-                let urls = &ctx.state.urls;
-                let current = product_types::find_for_update(tx, tenant, id)
-                    .await?
-                    .ok_or_else(ApiError::not_found)?;
-                let doc = product_type_resource(urls, ctx.auth, &current).into_value(urls.curies());
-                check_preconditions(headers, &doc, current.updated_on)?;
-                if current.products_count > 0 {
-                    return Err(ApiError::invalid_field(
-                        "products_count",
-                        format!(
-                            "the type is used by {} products: give them another type or delete them first",
-                            current.products_count
-                        ),
-                    ));
-                }
-                product_types::delete(tx, id).await?;
-                record(tx, ctx, topic::PRODUCT_TYPES_DELETED, &current, &doc).await?;
-                Ok(doc)
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, ctx.now))
+    let expect = IfMatch(&headers);
+    let deleted = operations::delete(&state.services, &auth.actor()?, id, &expect).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &deleted),
+        state.clock.now(),
+    ))
 }
 
-fn check(name: &str, defs: &[AttributeDef]) -> Result<(), FieldErrors> {
-    let mut errors = FieldErrors::new();
-    errors.check("name", validation::text(name, NAME_MAX));
-    attributes::check_schema(defs, &mut errors);
-    errors.into_result()
-}
-
-/// Creates a type, recording its event; `found_free_by_name` when a product named it and
-/// `find_by_name` found none.
-async fn insert(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    seller: &Seller,
-    name: &str,
-    defs: &[AttributeDef],
-    found_free_by_name: bool,
-) -> ApiResult<ProductType> {
-    let product_type = product_types::insert(tx, seller.account_id, seller.id, name, defs, ctx.now)
-        .await
-        .map_err(|err| {
-            let err = ApiError::from(err);
-            // A name found free just before and taken now is a type a concurrent write
-            // created: run again, it is found by name.
-            if found_free_by_name {
-                err.retry_if_taken(UniqueIndex::ProductTypesName)
-            } else {
-                err
-            }
-        })?;
-    let urls = &ctx.state.urls;
-    let doc = product_type_resource(urls, ctx.auth, &product_type).into_value(urls.curies());
-    record(tx, ctx, topic::PRODUCT_TYPES_CREATED, &product_type, &doc).await?;
-    Ok(product_type)
-}
-
-async fn record(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    topic: &'static str,
-    product_type: &ProductType,
-    doc: &Value,
-) -> ApiResult<i64> {
-    let change = Change::of_catalog(
-        topic,
-        (product_type.account_id, product_type.seller_id),
-        "product_type",
-        product_type.id,
-        None,
-        doc,
-    );
-    ctx.record(tx, change).await
-}
-
-/// The type a product write names: kept, cleared, one of the seller's by id, or found by
-/// name in any case (and created, recording `product_types.created`, when new).
-pub async fn resolve_type(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    seller: &Seller,
-    choice: &TypeChoice,
-    current: Option<i64>,
-    errors: &mut FieldErrors,
-) -> ApiResult<Option<ProductType>> {
-    let tenant = ctx.auth.own_tenant()?;
-    let id = match choice {
-        TypeChoice::Clear => return Ok(None),
-        TypeChoice::Keep => match current {
-            Some(id) => id,
-            None => return Ok(None),
-        },
-        TypeChoice::Id(id) => *id,
-        TypeChoice::Name(name) => {
-            if let Some(found) = product_types::find_by_name(tx, seller.id, name).await? {
-                return Ok(Some(found));
-            }
-            return Ok(Some(insert(tx, ctx, seller, name, &[], true).await?));
-        }
-    };
-    // Held, so that it stays, with its schema, while the product is checked against it.
-    let found = product_types::find_held(tx, tenant, id)
-        .await?
-        .filter(|t| t.seller_id == seller.id);
-    if found.is_none() && matches!(choice, TypeChoice::Id(_)) {
-        errors.add("product_type_id", "is not a product type of the seller");
-    }
-    Ok(found)
+/// A type as the principal's GET shows it.
+fn document(state: &AppState, auth: &Auth, product_type: &ProductType) -> Value {
+    product_type_resource(&state.urls, auth.scopes, product_type).into_value(state.urls.curies())
 }

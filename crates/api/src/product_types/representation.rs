@@ -1,12 +1,13 @@
 //! How a product type looks to a client.
 
 use domain::catalog::attributes::AttributeDef;
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
 use storage::product_types::ProductType;
 
+use crate::present::Presenter;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
 use crate::urls::Urls;
@@ -24,7 +25,7 @@ struct ProductTypeFields<'a> {
 
 pub fn product_type_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     product_type: &ProductType,
 ) -> Resource {
     let fields = ProductTypeFields {
@@ -37,7 +38,7 @@ pub fn product_type_resource(
         updated_on: product_type.updated_on,
     };
     let href = urls.product_type(product_type.id);
-    let write = principal.has(Scope::ProductsWrite);
+    let write = viewer.contains(Scope::ProductsWrite);
     Resource::new(["product_type"])
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
@@ -55,4 +56,10 @@ pub fn product_type_resource(
                 &[("type_ids", product_type.id.to_string())],
             ),
         )
+}
+
+impl services::product_types::Present for Presenter {
+    fn product_type(&self, viewer: ScopeSet, product_type: &ProductType) -> Value {
+        product_type_resource(&self.urls, viewer, product_type).into_value(self.urls.curies())
+    }
 }

@@ -1,11 +1,8 @@
 //! Products: list (an admin view for the account's tokens, the public catalog of named
 //! shops for others), read, create with variants, update and delete.
 
-mod input;
-mod related;
 mod representation;
 mod view;
-pub mod write;
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -14,10 +11,13 @@ use axum::routing::get;
 use domain::catalog::product::{ProductStatus, tag_key};
 use domain::catalog::search;
 use domain::{FieldErrors, Scope, limits};
+use services::products::input::{NewProduct, ProductChanges};
+use services::products::{self as operations, FullProduct, Related};
 use storage::products::{self, ProductFilter, ShopRef};
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
@@ -25,8 +25,6 @@ use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::state::AppState;
 
-pub use input::{TypeChoice, derived_slug};
-pub use related::Related;
 pub use representation::product_resource;
 pub use view::CatalogView;
 
@@ -85,7 +83,7 @@ async fn list(
     let related = Related::load(&state.db, &rows).await?;
     let items = rows
         .iter()
-        .map(|p| product_resource(&state.urls, &auth, &view, p, related.parts(p.id)))
+        .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
         .collect();
     Ok(request.respond(&PRODUCT_LIST, &state, "/products", total, items))
 }
@@ -156,7 +154,7 @@ async fn show(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let related = Related::load(&state.db, std::slice::from_ref(&product)).await?;
-    let doc = product_resource(&state.urls, &auth, &view, &product, related.parts(id))
+    let doc = product_resource(&state.urls, auth.scopes, &view, &product, related.parts(id))
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, product.updated_on))
 }
@@ -164,14 +162,14 @@ async fn show(
 async fn create(
     State(state): State<AppState>,
     auth: Auth,
-    JsonBody(input): JsonBody<input::NewProduct>,
+    JsonBody(input): JsonBody<NewProduct>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let (product, doc) = write::create(&state, &auth, input).await?;
+    let written = operations::create(&state.services, &auth.actor()?, input).await?;
     Ok(Hal::created(
-        doc,
-        state.urls.product(product.id),
-        product.updated_on,
+        document(&state, &auth, &written)?,
+        state.urls.product(written.product.id),
+        written.product.updated_on,
     ))
 }
 
@@ -180,11 +178,15 @@ async fn update(
     auth: Auth,
     ResourceId(id): ResourceId,
     headers: HeaderMap,
-    JsonBody(changes): JsonBody<input::ProductChanges>,
+    JsonBody(changes): JsonBody<ProductChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let (product, doc) = write::update(&state, &auth, id, &headers, changes).await?;
-    Ok(Hal::ok(doc, product.updated_on))
+    let expect = IfMatch(&headers);
+    let written = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &written)?,
+        written.product.updated_on,
+    ))
 }
 
 async fn delete(
@@ -194,6 +196,23 @@ async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let doc = write::delete(&state, &auth, id, &headers).await?;
-    Ok(Hal::ok(doc, state.clock.now()))
+    let expect = IfMatch(&headers);
+    let deleted = operations::delete(&state.services, &auth.actor()?, id, &expect).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &deleted)?,
+        state.clock.now(),
+    ))
+}
+
+/// A product as its tenant's GET shows it.
+fn document(state: &AppState, auth: &Auth, written: &FullProduct) -> ApiResult<serde_json::Value> {
+    let view = CatalogView::Admin(auth.own_tenant()?);
+    let resource = product_resource(
+        &state.urls,
+        auth.scopes,
+        &view,
+        &written.product,
+        written.parts(),
+    );
+    Ok(resource.into_value(state.urls.curies()))
 }

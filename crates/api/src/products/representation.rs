@@ -1,17 +1,18 @@
 //! How a product looks to a client.
 
 use domain::catalog::product::{ProductStatus, discount_percentage};
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use services::products::Parts;
+use storage::Tenant;
 use storage::products::Product;
 
-use super::related::Parts;
 use super::view::CatalogView;
 use crate::assets::asset_resource;
 use crate::collections::COLLECTION_LIST;
+use crate::present::Presenter;
 use crate::rels;
 use crate::urls::Urls;
 use crate::variants::variant_resource;
@@ -40,10 +41,10 @@ struct ProductFields<'a> {
     updated_on: Timestamp,
 }
 
-/// A product with its variants and images, and the links this principal may follow.
+/// A product with its variants and images, and the links a holder of `viewer` may follow.
 pub fn product_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     view: &CatalogView,
     product: &Product,
     parts: Parts<'_>,
@@ -72,7 +73,7 @@ pub fn product_resource(
     };
     let id = product.id;
     let admin = view.tenant().is_some();
-    let write = admin && principal.has(Scope::ProductsWrite);
+    let write = admin && viewer.contains(Scope::ProductsWrite);
     Resource::new(["product"])
         .with_properties(&fields)
         .link("self", Link::get(view.href(urls.product(id))))
@@ -95,7 +96,7 @@ pub fn product_resource(
             || urls.product_type(product.product_type_id.unwrap_or_default()),
         )
         .rel_if(
-            admin && principal.has(Scope::SellersRead),
+            admin && viewer.contains(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(product.seller_id),
         )
@@ -104,13 +105,32 @@ pub fn product_resource(
             parts
                 .variants
                 .iter()
-                .map(|v| variant_resource(urls, principal.scopes, view, v)),
+                .map(|v| variant_resource(urls, viewer, view, v)),
         )
         .embed_all(
             "images",
             parts
                 .assets
                 .iter()
-                .map(|a| asset_resource(urls, principal, view, a)),
+                .map(|a| asset_resource(urls, viewer, view, a)),
         )
+}
+
+impl services::products::Present for Presenter {
+    fn product(
+        &self,
+        viewer: ScopeSet,
+        tenant: Tenant,
+        product: &Product,
+        parts: Parts<'_>,
+    ) -> Value {
+        product_resource(
+            &self.urls,
+            viewer,
+            &CatalogView::Admin(tenant),
+            product,
+            parts,
+        )
+        .into_value(self.urls.curies())
+    }
 }

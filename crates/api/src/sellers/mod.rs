@@ -98,30 +98,3 @@ async fn show(
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, seller.updated_on))
 }
-
-/// The seller a new catalog item belongs to: the one the request names, the token's own,
-/// or the account's only seller.
-pub async fn owning_seller(
-    db: &storage::Database,
-    tenant: storage::Tenant,
-    requested: Option<i64>,
-) -> ApiResult<sellers::Seller> {
-    let id = requested.or(tenant.seller_id);
-    if let Some(id) = id {
-        return sellers::find(db, tenant, id)
-            .await?
-            .ok_or_else(|| ApiError::invalid_field("seller_id", "does not exist"));
-    }
-    let mut candidates = sellers::first_of_tenant(db, tenant, 2).await?;
-    match candidates.len() {
-        1 => Ok(candidates.remove(0)),
-        0 => Err(ApiError::invalid_field(
-            "seller_id",
-            "the account has no seller",
-        )),
-        _ => Err(ApiError::invalid_field(
-            "seller_id",
-            "is required when the account has several sellers",
-        )),
-    }
-}

@@ -1,12 +1,13 @@
-//! Writing products: the checks that need the database, the write itself with what it
-//! derives (price, search document, smart collections, type and price list counts), and
-//! its event, all in one transaction.
+//! Products: creating one with its variants, changing it, deleting it — each one
+//! transaction with what it derives (price, search document, smart collections, type and
+//! price list counts) and its event.
 
-use axum::http::HeaderMap;
+pub mod input;
+mod related;
+
 use domain::catalog::attributes;
 use domain::catalog::collection::CollectionKind;
-
-use domain::{FieldErrors, topic};
+use domain::{FieldErrors, ScopeSet, topic};
 use serde_json::Value;
 use storage::locks::{self, Catalog};
 use storage::products::{self, Product, ProductData};
@@ -14,39 +15,58 @@ use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
 use storage::{ScopedExt, Tenant, Tx, UniqueIndex, collections, price_lists, product_types};
 
-use super::input::{Draft, NewProduct, ProductChanges};
-use super::related::Related;
-use super::representation::product_resource;
-use super::view::CatalogView;
-use services::catalog::{
-    check_skus_free, locked_product, locked_product_and_collections, lowest_price, search_text,
-    shops_of,
+use self::input::{Draft, NewProduct, ProductChanges};
+pub use self::related::{Parts, Related};
+use crate::catalog::{
+    self, check_skus_free, locked_product, locked_product_and_collections, lowest_price,
+    search_text,
 };
-
-use crate::events::{Change, WriteCtx};
-use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::events::Change;
 use crate::product_types::resolve_type;
 use crate::sellers::owning_seller;
 use crate::slugs::{slug_refused, unique_slug};
-use crate::state::AppState;
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+
+/// How a product with its variants, images, collections and shops looks to a reader of
+/// `tenant`'s catalog with `viewer`'s scopes (its GET).
+pub trait Present {
+    fn product(
+        &self,
+        viewer: ScopeSet,
+        tenant: Tenant,
+        product: &Product,
+        parts: Parts<'_>,
+    ) -> Value;
+}
+
+/// A product with what its representation embeds.
+#[derive(Debug)]
+pub struct FullProduct {
+    pub product: Product,
+    pub related: Related,
+}
+
+impl FullProduct {
+    pub fn parts(&self) -> Parts<'_> {
+        self.related.parts(self.product.id)
+    }
+}
 
 /// Creates a product with its variants; answers it as a GET would show it.
 pub async fn create(
-    state: &AppState,
-    auth: &Auth,
+    services: &Services,
+    actor: &Actor,
     input: NewProduct,
-) -> ApiResult<(Product, Value)> {
-    let tenant = auth.own_tenant()?;
-    let seller = owning_seller(&state.db, tenant, input.seller_id).await?;
+) -> ServiceResult<FullProduct> {
+    let tenant = actor.tenant;
+    let seller = owning_seller(services.db(), tenant, input.seller_id).await?;
     let mut errors = FieldErrors::new();
     let draft = input.validate(&seller.default_currency_code, &mut errors);
-    let ctx = WriteCtx::new(state, auth);
+    let op = Op::new(services, actor);
     let (seller, draft, errors) = (&seller, &draft, &errors);
-    state
+    services
         .write(|tx| {
-            async move { create_in(tx, ctx, tenant, seller, draft, errors.clone()).await }.scoped()
+            async move { create_in(tx, op, tenant, seller, draft, errors.clone()).await }.scoped()
         })
         .await
 }
@@ -54,18 +74,17 @@ pub async fn create(
 /// One attempt of `create`, with the problems found before it in `errors`.
 async fn create_in(
     tx: &mut Tx,
-    ctx: WriteCtx<'_>,
+    op: Op<'_>,
     tenant: Tenant,
     seller: &Seller,
     draft: &Draft,
     mut errors: FieldErrors,
-) -> ApiResult<(Product, Value)> {
-    let now = ctx.now;
+) -> ServiceResult<FullProduct> {
+    let now = op.now;
     locks::seller_catalog(tx, seller.id, Catalog::Shared).await?;
     let wanted = draft.collection_ids.as_deref();
     locks::manual_collections(tx, tenant, None, wanted.unwrap_or_default()).await?;
-    let product_type =
-        resolve_type(tx, ctx, seller, &draft.product_type, None, &mut errors).await?;
+    let product_type = resolve_type(tx, op, seller, &draft.product_type, None, &mut errors).await?;
     let schema = product_type
         .as_ref()
         .map(|t| t.attributes.0.as_slice())
@@ -91,7 +110,7 @@ async fn create_in(
     data.search_text = search_text(&data.title, &data.description, &data.tags, &draft.variants);
     let id = products::insert(tx, seller.account_id, seller.id, &data, now)
         .await
-        .map_err(|err| slug_refused(err.into(), UniqueIndex::ProductsSlug, slug_given))?;
+        .map_err(|err| slug_refused(err, UniqueIndex::ProductsSlug, slug_given))?;
     let owner = Owner {
         account_id: seller.account_id,
         seller_id: seller.id,
@@ -105,37 +124,36 @@ async fn create_in(
     }
     collections::refresh_product(tx, seller.id, id).await?;
     product_types::recount(tx, None, data.product_type_id).await?;
-    let (product, doc) = reload(tx, ctx.state, ctx.auth, tenant, id).await?;
-    record(tx, ctx, topic::PRODUCTS_CREATED, &product, &doc).await?;
-    Ok((product, doc))
+    let written = reload(tx, tenant, id).await?;
+    let shops = catalog::shops_of(tx, &written.product).await?;
+    record(tx, op, topic::PRODUCTS_CREATED, &written, &shops).await?;
+    Ok(written)
 }
 
-/// Applies changes to a product; answers it as a GET would show it.
+/// Applies changes to a product.
 pub async fn update(
-    state: &AppState,
-    auth: &Auth,
+    services: &Services,
+    actor: &Actor,
     id: i64,
-    headers: &HeaderMap,
+    expect: &dyn Precondition,
     changes: ProductChanges,
-) -> ApiResult<(Product, Value)> {
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(state, auth);
+) -> ServiceResult<FullProduct> {
+    let op = Op::new(services, actor);
     let changes = &changes;
-    state
-        .write(|tx| async move { update_in(tx, ctx, tenant, id, headers, changes).await }.scoped())
+    services
+        .write(|tx| async move { update_in(tx, op, id, expect, changes).await }.scoped())
         .await
 }
 
 /// One attempt of `update`.
 async fn update_in(
     tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    tenant: Tenant,
+    op: Op<'_>,
     id: i64,
-    headers: &HeaderMap,
+    expect: &dyn Precondition,
     changes: &ProductChanges,
-) -> ApiResult<(Product, Value)> {
-    let (state, auth, now) = (ctx.state, ctx.auth, ctx.now);
+) -> ServiceResult<FullProduct> {
+    let (tenant, now) = (op.actor.tenant, op.now);
     // Manual collections change only when the request names them.
     let current = match changes.collection_ids() {
         Some(joining) => locked_product_and_collections(tx, tenant, id, joining).await?,
@@ -143,10 +161,10 @@ async fn update_in(
     };
     let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
-    let view = CatalogView::Admin(tenant);
-    let current_doc =
-        product_resource(&state.urls, auth, &view, &current, parts).into_value(state.urls.curies());
-    check_preconditions(headers, &current_doc, current.updated_on)?;
+    let shown = op
+        .present()
+        .product(op.actor.scopes, tenant, &current, parts);
+    expect.check(&shown, current.updated_on)?;
     let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
     let before = current.data(parts.shop_ids.to_vec(), String::new());
     let mut errors = FieldErrors::new();
@@ -155,10 +173,10 @@ async fn update_in(
         .apply(before.clone(), &current_variants, &mut errors);
     let seller = storage::sellers::find(&mut *tx, tenant, current.seller_id)
         .await?
-        .ok_or_else(ApiError::not_found)?;
+        .ok_or(ServiceError::NotFound)?;
     let product_type = resolve_type(
         tx,
-        ctx,
+        op,
         &seller,
         &draft.product_type,
         current.product_type_id,
@@ -208,7 +226,11 @@ async fn update_in(
             )
     });
     if data == before && !price_changed && membership_changes == (Vec::new(), Vec::new()) {
-        return Ok((current, current_doc));
+        let unchanged = FullProduct {
+            product: current,
+            related,
+        };
+        return Ok(unchanged);
     }
     let mut variants_after = current_variants;
     if let (true, Some((price, comparison))) = (price_changed, price) {
@@ -231,115 +253,53 @@ async fn update_in(
     }
     collections::refresh_product(tx, current.seller_id, id).await?;
     product_types::recount(tx, current.product_type_id, data.product_type_id).await?;
-    let (product, doc) = reload(tx, state, auth, tenant, id).await?;
-    record(tx, ctx, topic::PRODUCTS_UPDATED, &product, &doc).await?;
-    Ok((product, doc))
+    let written = reload(tx, tenant, id).await?;
+    let shops = catalog::shops_of(tx, &written.product).await?;
+    record(tx, op, topic::PRODUCTS_UPDATED, &written, &shops).await?;
+    Ok(written)
 }
 
-/// Deletes a product; answers it as a GET showed it before.
+/// Deletes a product; answers it as it was.
 pub async fn delete(
-    state: &AppState,
-    auth: &Auth,
+    services: &Services,
+    actor: &Actor,
     id: i64,
-    headers: &HeaderMap,
-) -> ApiResult<Value> {
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(state, auth);
-    state
-        .write(|tx| async move { delete_in(tx, ctx, tenant, id, headers).await }.scoped())
+    expect: &dyn Precondition,
+) -> ServiceResult<FullProduct> {
+    let op = Op::new(services, actor);
+    services
+        .write(|tx| async move { delete_in(tx, op, id, expect).await }.scoped())
         .await
 }
 
 /// One attempt of `delete`.
 async fn delete_in(
     tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    tenant: Tenant,
+    op: Op<'_>,
     id: i64,
-    headers: &HeaderMap,
-) -> ApiResult<Value> {
-    let state = ctx.state;
+    expect: &dyn Precondition,
+) -> ServiceResult<FullProduct> {
+    let tenant = op.actor.tenant;
     let current = locked_product_and_collections(tx, tenant, id, &[]).await?;
     let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
-    let doc = product_resource(
-        &state.urls,
-        ctx.auth,
-        &CatalogView::Admin(tenant),
-        &current,
-        parts,
-    )
-    .into_value(state.urls.curies());
-    check_preconditions(headers, &doc, current.updated_on)?;
+    let shown = op
+        .present()
+        .product(op.actor.scopes, tenant, &current, parts);
+    expect.check(&shown, current.updated_on)?;
     // The shops to tell, as they were before the product's rows go.
     let shops = parts.shop_ids.to_vec();
     let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
-    price_lists::forget_variants(tx, &variant_ids, ctx.now).await?;
+    price_lists::forget_variants(tx, &variant_ids, op.now).await?;
     collections::forget_product(tx, id).await?;
     product_types::recount(tx, current.product_type_id, None).await?;
     products::delete(tx, &current).await?;
-    record_to(tx, ctx, topic::PRODUCTS_DELETED, &current, &doc, &shops).await?;
-    Ok(doc)
-}
-
-/// The product as a GET by its tenant shows it, read inside the transaction.
-pub async fn reload(
-    tx: &mut Tx,
-    state: &AppState,
-    auth: &Auth,
-    tenant: Tenant,
-    id: i64,
-) -> ApiResult<(Product, Value)> {
-    let product = products::find(
-        &mut *tx,
-        &storage::products::CatalogScope::Tenant(tenant),
-        id,
-    )
-    .await?
-    .ok_or_else(|| ApiError::internal(format!("product {id}, just written, is not found")))?;
-    let related = Related::load_in(tx, &product).await?;
-    let doc = product_resource(
-        &state.urls,
-        auth,
-        &CatalogView::Admin(tenant),
-        &product,
-        related.parts(id),
-    )
-    .into_value(state.urls.curies());
-    Ok((product, doc))
-}
-
-/// Records a catalog event about a product, heard in the shops it is available in.
-pub async fn record(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    topic: &'static str,
-    product: &Product,
-    doc: &Value,
-) -> ApiResult<i64> {
-    let shops = shops_of(tx, product).await?;
-    record_to(tx, ctx, topic, product, doc, &shops).await
-}
-
-/// Records a catalog event about a product, heard in `shops`.
-async fn record_to(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    topic: &'static str,
-    product: &Product,
-    doc: &Value,
-    shops: &[i64],
-) -> ApiResult<i64> {
-    let change = Change::of_catalog(
-        topic,
-        (product.account_id, product.seller_id),
-        "product",
-        product.id,
-        Some(&product.slug),
-        doc,
-    )
-    .heard_in(shops);
-    ctx.record(tx, change).await
+    let deleted = FullProduct {
+        product: current,
+        related,
+    };
+    record(tx, op, topic::PRODUCTS_DELETED, &deleted, &shops).await?;
+    Ok(deleted)
 }
 
 /// Shop ids must name shops of the product's seller.
@@ -349,7 +309,7 @@ async fn check_shops(
     seller: &Seller,
     data: &ProductData,
     errors: &mut FieldErrors,
-) -> ApiResult<()> {
+) -> ServiceResult<()> {
     if data.all_shops || data.shop_ids.is_empty() {
         return Ok(());
     }
@@ -372,7 +332,7 @@ async fn check_collections(
     seller: &Seller,
     ids: Option<&[i64]>,
     errors: &mut FieldErrors,
-) -> ApiResult<Vec<i64>> {
+) -> ServiceResult<Vec<i64>> {
     let Some(ids) = ids else {
         return Ok(Vec::new());
     };
@@ -404,7 +364,7 @@ async fn manual_membership_changes(
     seller: &Seller,
     current: &[i64],
     wanted: &[i64],
-) -> ApiResult<(Vec<i64>, Vec<i64>)> {
+) -> ServiceResult<(Vec<i64>, Vec<i64>)> {
     let manual = collections::of_seller(tx, seller.id, CollectionKind::Manual).await?;
     let is_manual = |id: &i64| manual.iter().any(|c| c.id == *id);
     let added = wanted
@@ -418,4 +378,40 @@ async fn manual_membership_changes(
         .filter(|id| is_manual(id) && !wanted.contains(id))
         .collect();
     Ok((added, removed))
+}
+
+/// The product as its tenant reads it now, inside the transaction.
+async fn reload(tx: &mut Tx, tenant: Tenant, id: i64) -> ServiceResult<FullProduct> {
+    let product = products::find(&mut *tx, &products::CatalogScope::Tenant(tenant), id)
+        .await?
+        .ok_or_else(|| {
+            ServiceError::internal(format!("product {id}, just written, is not found"))
+        })?;
+    let related = Related::load_in(tx, &product).await?;
+    Ok(FullProduct { product, related })
+}
+
+/// Records a catalog event about a product, heard in `shops`, with the product as a GET
+/// by the actor shows it.
+async fn record(
+    tx: &mut Tx,
+    op: Op<'_>,
+    topic: &'static str,
+    written: &FullProduct,
+    shops: &[i64],
+) -> ServiceResult<i64> {
+    let product = &written.product;
+    let doc = op
+        .present()
+        .product(op.actor.scopes, op.actor.tenant, product, written.parts());
+    let change = Change::of_catalog(
+        topic,
+        (product.account_id, product.seller_id),
+        "product",
+        product.id,
+        Some(&product.slug),
+        &doc,
+    )
+    .heard_in(shops);
+    op.record(tx, change).await
 }

@@ -1,18 +1,18 @@
 //! What a client may send to create or change a product, and the rules that need no
-//! database (the rest, such as whether a shop belongs to the seller, are in `write`).
+//! database (the rest, such as whether a shop belongs to the seller, are checked by the
+//! operations).
 
-use domain::FieldErrors;
 use domain::catalog::attributes;
 use domain::catalog::product::{ProductStatus, amount, normalize_tags, slugify, validate_slug};
 use domain::validation;
+use domain::{FieldErrors, Patch};
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use services::catalog::{VARIANTS_MAX, lowest_price};
-use services::variants::input::{Defaults, NewVariant};
 use storage::products::ProductData;
 use storage::variants::VariantData;
 
-use crate::kernel::input::Patch;
+use crate::catalog::{VARIANTS_MAX, lowest_price};
+use crate::variants::input::{Defaults, NewVariant};
 
 const TITLE_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;
@@ -423,7 +423,7 @@ fn non_blank(value: &str) -> Option<String> {
 }
 
 /// The rules every product meets (custom attributes are checked with the product type's
-/// schema, in `write`).
+/// schema, by the operations).
 fn check(data: &ProductData, errors: &mut FieldErrors) {
     errors.check("title", validation::text(&data.title, TITLE_MAX));
     errors.check("slug", validate_slug(&data.slug));

@@ -3,7 +3,7 @@
 use domain::catalog::product::SLUG_MAX;
 use storage::{Tx, UniqueIndex, slugs};
 
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::{ServiceError, ServiceResult};
 
 /// The slug to store: a given one as it is (a taken one fails on the unique index and
 /// is reported), a derived one made free with a number (`-2` to `-10`), or with a random
@@ -15,7 +15,7 @@ pub async fn unique_slug(
     slug: &str,
     given: bool,
     except: Option<i64>,
-) -> ApiResult<String> {
+) -> ServiceResult<String> {
     if given {
         return Ok(slug.to_owned());
     }
@@ -26,19 +26,16 @@ pub async fn unique_slug(
     Ok(
         match slugs::first_free(tx, table, seller_id, &candidates, except).await? {
             Some(free) => free,
-            None => format!("{base}-{}", hex::encode(oauth::secrets::random_bytes(3))),
+            None => format!("{base}-{}", hex::encode(storage::secrets::random_bytes(3))),
         },
     )
 }
 
-/// The answer to a failed write of a slug from `unique_slug`, on the table of `index`. A
-/// taken slug the client gave is its own (the 422 on `slug` every unique violation gets);
+/// The error of a failed write of a slug from `unique_slug`, on the table of `index`. A
+/// taken slug the client gave is its own (the field error every unique violation gets);
 /// a derived one was taken by a concurrent write between `unique_slug` and the write,
 /// which runs again and finds the next free one.
-pub fn slug_refused(err: ApiError, index: UniqueIndex, given: bool) -> ApiError {
-    if given {
-        err
-    } else {
-        err.retry_if_taken(index)
-    }
+pub fn slug_refused(err: storage::Error, index: UniqueIndex, given: bool) -> ServiceError {
+    let err = ServiceError::from(err);
+    if given { err } else { err.derived(index) }
 }

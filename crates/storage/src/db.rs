@@ -62,6 +62,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "webhook_backlog",
         include_str!("../migrations/sqlite/0007_webhook_backlog.sql"),
     ),
+    (
+        8,
+        "leases",
+        include_str!("../migrations/sqlite/0008_leases.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -98,6 +103,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         7,
         "webhook_backlog",
         include_str!("../migrations/postgres/0007_webhook_backlog.sql"),
+    ),
+    (
+        8,
+        "leases",
+        include_str!("../migrations/postgres/0008_leases.sql"),
     ),
 ];
 

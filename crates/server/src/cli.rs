@@ -17,7 +17,7 @@ use serde_json::json;
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
 use crate::config::{
-    FileConfig, LogFormat, ServeConfig, at_least_one, parse_duration, parse_rate_limit,
+    FileConfig, LogFormat, NodeRole, ServeConfig, at_least_one, parse_duration, parse_rate_limit,
     parse_seconds,
 };
 use crate::{logging, seed, serve};
@@ -141,6 +141,16 @@ struct DatabaseArgs {
 struct ServeArgs {
     #[command(flatten)]
     database: DatabaseArgs,
+    /// What this node runs: api (HTTP, no workers), worker (the workers, and only the
+    /// health and metrics endpoints), or all.
+    #[arg(long, env = "COMMERCE_ROLE", value_enum)]
+    role: Option<NodeRole>,
+    /// How long a singleton worker's lease holds unless renewed.
+    #[arg(long, hide = true)]
+    worker_lease: Option<String>,
+    /// How often housekeeping deletes rows that ran out.
+    #[arg(long, hide = true)]
+    housekeeping_interval: Option<String>,
     /// Address to listen on.
     #[arg(long, env = "COMMERCE_LISTEN")]
     listen: Option<SocketAddr>,
@@ -587,6 +597,9 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
     if let Some(age) = args.jwt_bearer_max_age.or(file.jwt_bearer_max_age) {
         config.jwt_bearer_max_age = parse_seconds(&age).map_err(anyhow::Error::msg)?;
     }
+    if let Some(role) = args.role.or(file.role) {
+        config.role = role;
+    }
     if let Some(format) = args.log_format.or(file.log_format) {
         config.log_format = format;
     }
@@ -608,6 +621,8 @@ fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfi
         (args.webhook_lease, &mut config.webhook_lease),
         (args.webhook_poll, &mut config.webhook_poll),
         (args.webhook_timeout, &mut config.webhook_timeout),
+        (args.worker_lease, &mut config.worker_lease),
+        (args.housekeeping_interval, &mut config.housekeeping_period),
     ] {
         if let Some(value) = value {
             *setting = parse_duration(&value).map_err(anyhow::Error::msg)?;

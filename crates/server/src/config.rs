@@ -22,11 +22,41 @@ pub enum LogFormat {
     Json,
 }
 
+/// What a node runs: `api` serves HTTP and runs no workers, `worker` runs the workers
+/// (and serves only the operational endpoints), `all` both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRole {
+    Api,
+    Worker,
+    #[default]
+    All,
+}
+
+impl NodeRole {
+    pub fn serves_api(self) -> bool {
+        matches!(self, NodeRole::Api | NodeRole::All)
+    }
+
+    pub fn runs_workers(self) -> bool {
+        matches!(self, NodeRole::Worker | NodeRole::All)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeRole::Api => "api",
+            NodeRole::Worker => "worker",
+            NodeRole::All => "all",
+        }
+    }
+}
+
 /// Everything `commerce serve` needs, fully resolved.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     /// Where "now" comes from: the wall clock, or a test's manual clock.
     pub clock: Arc<dyn Clock>,
+    pub role: NodeRole,
     pub listen: SocketAddr,
     /// `None`: derived from the address actually bound.
     pub public_url: Option<String>,
@@ -51,6 +81,11 @@ pub struct ServeConfig {
     /// How long a dispatcher's claim on a delivery holds before another may take it over:
     /// longer than `webhook_timeout`, or a slow target is sent the same delivery twice.
     pub webhook_lease: Duration,
+    /// How long a singleton worker's lease holds unless renewed (a third of it passes
+    /// between renewals, and between looks for a free lease).
+    pub worker_lease: Duration,
+    /// How often housekeeping deletes rows that ran out.
+    pub housekeeping_period: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -72,6 +107,7 @@ impl ServeConfig {
     pub fn defaults() -> Self {
         Self {
             clock: Arc::new(SystemClock),
+            role: NodeRole::All,
             listen: DEFAULT_LISTEN.parse().expect("the default address parses"),
             public_url: None,
             database_url: DEFAULT_DATABASE_URL.to_owned(),
@@ -86,6 +122,8 @@ impl ServeConfig {
             webhook_poll: Duration::from_secs(1),
             webhook_timeout: Duration::from_secs(15),
             webhook_lease: Duration::from_secs(60),
+            worker_lease: Duration::from_secs(30),
+            housekeeping_period: Duration::from_secs(600),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,
@@ -155,6 +193,7 @@ fn show_duration(d: Duration) -> String {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
+    pub role: Option<NodeRole>,
     pub listen: Option<String>,
     pub public_url: Option<String>,
     pub database_url: Option<String>,

@@ -38,3 +38,4 @@ mod variants;
 mod webdriver;
 mod webhook_crashes;
 mod webhooks;
+mod workers;

@@ -226,7 +226,11 @@ fn register_tasks(
         registry.register(WEBHOOK_DISPATCHER, Placement::EveryNode, move |cancel| {
             dispatch(dispatcher.clone(), cancel)
         });
-        let (db, clock, period) = (db.clone(), config.clock.clone(), config.housekeeping_period);
+        let (db, clock, period) = (
+            db.clone(),
+            config.clock.clone(),
+            config.housekeeping_interval,
+        );
         registry.register(HOUSEKEEPING, Placement::Singleton, move |cancel| {
             workers::housekeeping(db.clone(), clock.clone(), period, cancel)
         });

@@ -80,10 +80,6 @@ impl Registry {
         });
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
-        self.tasks.iter().map(|t| t.name).collect()
-    }
-
     /// Starts every task; singletons contend for their leases on `terms`.
     pub fn start(self, terms: LeaseTerms) -> Running {
         let cancel = CancellationToken::new();

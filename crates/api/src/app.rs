@@ -131,3 +131,17 @@ fn log_response(response: &Response, latency: Duration, _span: &Span) {
         "answered"
     );
 }
+
+/// Only the operational endpoints (`/healthz`, `/readyz`, `/metrics`), for a node that
+/// serves no API (a worker node): probes and scrapers reach it, clients get 404.
+pub fn ops_router(state: AppState) -> Router {
+    ops::routes()
+        .fallback(not_found)
+        .with_state(state.clone())
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::x_request_id(RandomRequestId))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(from_fn_with_state(state, metrics::middleware)),
+        )
+}

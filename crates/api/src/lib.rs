@@ -28,7 +28,7 @@ mod webhooks;
 mod app;
 mod state;
 
-pub use app::router;
+pub use app::{ops_router, router};
 pub use assets::upload_body_limit;
 pub use kernel::metrics::Metrics;
 pub use kernel::rate_limit::{RateLimitConfig, RateLimiter};

@@ -1,7 +1,6 @@
 //! The command line: `serve`, `migrate`, `seed`, `apps create`, `users create`. Errors
 //! are one line on standard error and a non-zero exit status.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,10 +15,8 @@ use oauth::{AuthConfig, AuthService};
 use serde_json::json;
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
-use crate::config::{
-    FileConfig, LogFormat, ServeConfig, at_least_one, parse_duration, parse_rate_limit,
-    parse_seconds,
-};
+use crate::config::layers::FileSettings;
+use crate::config::{DatabaseSettings, ServeConfig, ServeSettings, SettingArgs, TokenSettings};
 use crate::{logging, seed, serve};
 
 #[derive(Debug, Parser)]
@@ -39,9 +36,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the API, the authorization service and the background workers.
-    Serve(ServeArgs),
+    Serve(SettingArgs<ServeSettings>),
     /// Apply pending database migrations and exit.
-    Migrate(DatabaseArgs),
+    Migrate(SettingArgs<DatabaseSettings>),
     /// Create data: `--demo` makes a demo account, seller, shops, owner and app.
     Seed(SeedArgs),
     /// Manage OAuth apps.
@@ -75,7 +72,7 @@ enum TokensCommand {
 #[derive(Debug, Args)]
 struct TokenCreateArgs {
     #[command(flatten)]
-    database: DatabaseArgs,
+    settings: SettingArgs<TokenSettings>,
     /// The user's e-mail address.
     #[arg(long)]
     user: String,
@@ -87,12 +84,6 @@ struct TokenCreateArgs {
     /// 30d, 90d, 1y or never.
     #[arg(long)]
     expires: String,
-    /// The servers' public URL (the token's issuer).
-    #[arg(long, env = "COMMERCE_PUBLIC_URL")]
-    public_url: Option<String>,
-    /// The servers' signing key, when they are configured with one.
-    #[arg(long, env = "COMMERCE_SIGNING_KEY", hide_env_values = true)]
-    signing_key: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -101,113 +92,31 @@ struct TokenCreateArgs {
 enum KeysCommand {
     /// List the active signing keys, newest (the one that signs) first, then the
     /// encryption keys, the sealing one first.
-    List(DatabaseArgs),
+    List(SettingArgs<DatabaseSettings>),
     /// Make a new signing key; every node signs with it within a minute. Older keys keep
     /// verifying the tokens they signed until retired.
-    Rotate(DatabaseArgs),
+    Rotate(SettingArgs<DatabaseSettings>),
     /// Retire a signing key: tokens it signed stop working on every node within a minute.
     Retire {
         #[command(flatten)]
-        database: DatabaseArgs,
+        database: SettingArgs<DatabaseSettings>,
         #[arg(long)]
         kid: String,
     },
     /// Replace the encryption key of a key file: a new key seals every secret anew, and
     /// running servers read it from the file; the old key is then removed.
-    RotateEncryptionKey(DatabaseArgs),
+    RotateEncryptionKey(SettingArgs<DatabaseSettings>),
     /// Seal every secret anew with the first encryption key (after configuring every node
     /// with NEW,OLD keys); a key file then keeps the first key alone.
-    Reseal(DatabaseArgs),
+    Reseal(SettingArgs<DatabaseSettings>),
     /// Print a new random encryption key (base64), to configure.
     Generate,
 }
 
 #[derive(Debug, Args)]
-struct DatabaseArgs {
-    /// sqlite://PATH (created with its folder when missing) or postgres://…
-    #[arg(long, env = "COMMERCE_DATABASE_URL")]
-    database_url: Option<String>,
-    /// The keys (base64, 32 bytes each; the first seals, any opens) that seal the secrets
-    /// kept in the database. Every node and command must use the same ones. Required with
-    /// PostgreSQL; with SQLite, a key file beside the database is used by default.
-    #[arg(long, env = "COMMERCE_ENCRYPTION_KEY", hide_env_values = true)]
-    encryption_key: Option<String>,
-    /// A file of encryption keys, one per line (instead of --encryption-key).
-    #[arg(long, env = "COMMERCE_ENCRYPTION_KEY_FILE")]
-    encryption_key_file: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-struct ServeArgs {
-    #[command(flatten)]
-    database: DatabaseArgs,
-    /// Address to listen on.
-    #[arg(long, env = "COMMERCE_LISTEN")]
-    listen: Option<SocketAddr>,
-    /// Scheme and host clients use (default: from the listen address).
-    #[arg(long, env = "COMMERCE_PUBLIC_URL")]
-    public_url: Option<String>,
-    /// Access token lifetime, e.g. 7200s, 15m, 2h.
-    #[arg(long, env = "COMMERCE_ACCESS_TOKEN_TTL")]
-    access_token_ttl: Option<String>,
-    /// How long after expiry an access token may still be renewed by the JWT bearer grant.
-    #[arg(long, env = "COMMERCE_JWT_BEARER_MAX_AGE")]
-    jwt_bearer_max_age: Option<String>,
-    #[arg(long, env = "COMMERCE_LOG_FORMAT", value_enum)]
-    log_format: Option<LogFormat>,
-    /// Let webhooks target private, loopback and link-local addresses.
-    #[arg(long, env = "COMMERCE_ALLOW_PRIVATE_WEBHOOK_TARGETS")]
-    allow_private_webhook_targets: bool,
-    /// Failed webhook attempts in a row after which a subscription becomes `failed`.
-    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_ERRORS", value_name = "N")]
-    webhook_max_errors: Option<u32>,
-    /// Webhook deliveries in a row that run out of retries after which a subscription
-    /// becomes `failed`.
-    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_EXHAUSTED", value_name = "N")]
-    webhook_max_exhausted: Option<u32>,
-    /// Deliveries a failed or disabled webhook subscription keeps waiting for its
-    /// reactivation; beyond, the oldest are skipped (replayable).
-    #[arg(long, env = "COMMERCE_WEBHOOK_MAX_BACKLOG", value_name = "N")]
-    webhook_max_backlog: Option<u32>,
-    /// How long a node's claim on a webhook delivery holds (longer than the timeout).
-    #[arg(long, hide = true)]
-    webhook_lease: Option<String>,
-    /// How often the webhook dispatcher looks for due work when nothing wakes it.
-    #[arg(long, hide = true)]
-    webhook_poll: Option<String>,
-    /// How long one webhook request may take in all.
-    #[arg(long, hide = true)]
-    webhook_timeout: Option<String>,
-    /// Seed demo data into an empty database and print how to use it.
-    #[arg(long)]
-    demo: bool,
-    /// Largest request body accepted, in bytes.
-    #[arg(long, env = "COMMERCE_MAX_BODY_BYTES")]
-    max_body_bytes: Option<usize>,
-    /// Largest product image accepted, in bytes.
-    #[arg(long, env = "COMMERCE_MAX_ASSET_BYTES")]
-    max_asset_bytes: Option<usize>,
-    /// Requests per token (or per IP without one) and window, e.g. 600/60s.
-    #[arg(long, env = "COMMERCE_RATE_LIMIT")]
-    rate_limit: Option<String>,
-    /// Connections per database pool.
-    #[arg(long, env = "COMMERCE_DB_MAX_CONNECTIONS")]
-    db_max_connections: Option<u32>,
-    /// Token signing secret (at least 32 bytes); by default keys are kept in the database.
-    #[arg(long, env = "COMMERCE_SIGNING_KEY", hide_env_values = true)]
-    signing_key: Option<String>,
-    /// Serve the benchmarks' static baseline endpoint.
-    #[arg(long, hide = true)]
-    bench_baseline: bool,
-    /// Answer every request with X-Db-Queries, the number of queries it sent.
-    #[arg(long, hide = true)]
-    count_queries: bool,
-}
-
-#[derive(Debug, Args)]
 struct SeedArgs {
     #[command(flatten)]
-    database: DatabaseArgs,
+    database: SettingArgs<DatabaseSettings>,
     /// Create the demo data.
     #[arg(long)]
     demo: bool,
@@ -232,7 +141,7 @@ enum AppsCommand {
 #[derive(Debug, Args)]
 struct AppCreateArgs {
     #[command(flatten)]
-    database: DatabaseArgs,
+    database: SettingArgs<DatabaseSettings>,
     #[arg(long)]
     name: String,
     /// Scopes the app may ask for, comma-separated. `admin` does not include
@@ -269,7 +178,7 @@ enum UsersCommand {
 #[derive(Debug, Args)]
 struct UserCreateArgs {
     #[command(flatten)]
-    database: DatabaseArgs,
+    database: SettingArgs<DatabaseSettings>,
     #[arg(long)]
     account: i64,
     #[arg(long)]
@@ -325,11 +234,11 @@ fn one_line(err: &anyhow::Error) -> String {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
-    let file = FileConfig::load(cli.config.as_deref())?;
+    let file = FileSettings::load(cli.config.as_deref())?;
     match cli.command {
-        Command::Serve(args) => serve_command(resolve_serve(args, file)?).await,
+        Command::Serve(args) => serve_command(resolve_serve(&args, &file)?).await,
         Command::Migrate(args) => {
-            let config = database_only(args, &file);
+            let config = args.resolve(&file)?;
             serve::open_database(&config).await?;
             println!("migrations applied");
             Ok(())
@@ -338,7 +247,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             if !args.demo && args.products.is_none() {
                 bail!("nothing to seed: pass --demo and/or --products N");
             }
-            let (db, secret_box) = open_sealed(&database_only(args.database, &file)).await?;
+            let (db, secret_box) = open_sealed(&args.database.resolve(&file)?).await?;
             let demo = match args.demo {
                 true => Some(seed::demo(&db, &secret_box, &SystemClock).await?),
                 false => None,
@@ -388,7 +297,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Apps {
             command: AppsCommand::Create(args),
         } => {
-            let (db, secret_box) = open_sealed(&database_only(args.database, &file)).await?;
+            let (db, secret_box) = open_sealed(&args.database.resolve(&file)?).await?;
             let registration = AppRegistration {
                 name: args.name,
                 account_id: args.account,
@@ -418,7 +327,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Users {
             command: UsersCommand::Create(args),
         } => {
-            let db = serve::open_database(&database_only(args.database, &file)).await?;
+            let db = serve::open_database(&args.database.resolve(&file)?).await?;
             let user = create_user(
                 &db,
                 &SystemClock,
@@ -445,28 +354,24 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyhow::Result<()> {
-    let config = database_only(args.database, file);
+async fn create_token_command(args: TokenCreateArgs, file: &FileSettings) -> anyhow::Result<()> {
+    let config = args.settings.resolve(file)?;
     let (db, secret_box) = open_sealed(&config).await?;
     let user = storage::users::find_by_email(&db, &args.user)
         .await?
         .ok_or_else(|| anyhow::anyhow!("no user has the e-mail address {}", args.user))?;
     // The issuer and key must be the servers': tokens name the one and verify with the other.
-    let public_url = args
+    let public_url = config
         .public_url
-        .or_else(|| file.public_url.clone())
+        .clone()
         .unwrap_or_else(|| format!("http://{}", config.listen));
-    let signing_key = args
-        .signing_key
-        .or_else(|| file.signing_key.clone())
-        .map(String::into_bytes);
     let auth = AuthService::new(
         db.clone(),
         AuthConfig::new(
             public_url.trim_end_matches('/').to_owned(),
             config.access_token_ttl,
         ),
-        signing_key,
+        config.signing_key.clone(),
         secret_box,
         config.clock.clone(),
     )
@@ -495,10 +400,10 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileConfig) -> anyho
     Ok(())
 }
 
-async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result<()> {
+async fn keys_command(command: KeysCommand, file: &FileSettings) -> anyhow::Result<()> {
     match command {
         KeysCommand::List(database) => {
-            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let (db, secret_box) = open_sealed(&database.resolve(file)?).await?;
             for key in storage::signing_keys::active(&db).await? {
                 println!("{}  created {}", key.kid, key.created_on);
             }
@@ -510,12 +415,12 @@ async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result
             }
         }
         KeysCommand::Rotate(database) => {
-            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let (db, secret_box) = open_sealed(&database.resolve(file)?).await?;
             let kid = oauth::keys::create_key(&db, &secret_box, &SystemClock).await?;
             println!("{kid}");
         }
         KeysCommand::RotateEncryptionKey(database) => {
-            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let (db, secret_box) = open_sealed(&database.resolve(file)?).await?;
             let outcome = crate::encryption_keys::rotate(&db, &secret_box).await?;
             println!(
                 "encryption key {} now seals {} secret(s); the old key is removed from {}",
@@ -523,7 +428,7 @@ async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result
             );
         }
         KeysCommand::Reseal(database) => {
-            let (db, secret_box) = open_sealed(&database_only(database, file)).await?;
+            let (db, secret_box) = open_sealed(&database.resolve(file)?).await?;
             let outcome = crate::encryption_keys::reseal(&db, &secret_box).await?;
             println!(
                 "encryption key {} seals all {} secret(s) ({} sealed anew)",
@@ -542,24 +447,12 @@ async fn keys_command(command: KeysCommand, file: &FileConfig) -> anyhow::Result
             );
         }
         KeysCommand::Retire { database, kid } => {
-            let db = serve::open_database(&database_only(database, file)).await?;
+            let db = serve::open_database(&database.resolve(file)?).await?;
             oauth::keys::retire_key(&db, &kid, &SystemClock).await?;
             println!("retired {kid}");
         }
     }
     Ok(())
-}
-
-fn database_only(args: DatabaseArgs, file: &FileConfig) -> ServeConfig {
-    let mut config = ServeConfig::defaults();
-    if let Some(url) = args.database_url.or_else(|| file.database_url.clone()) {
-        config.database_url = url;
-    }
-    config.encryption_key = args.encryption_key.or_else(|| file.encryption_key.clone());
-    config.encryption_key_file = args
-        .encryption_key_file
-        .or_else(|| file.encryption_key_file.clone());
-    config
 }
 
 /// The database and the box that seals the secrets in it.
@@ -571,70 +464,12 @@ async fn open_sealed(config: &ServeConfig) -> anyhow::Result<(storage::Database,
     Ok((db, secret_box))
 }
 
-fn resolve_serve(args: ServeArgs, file: FileConfig) -> anyhow::Result<ServeConfig> {
-    let mut config = database_only(args.database, &file);
-    if let Some(listen) = args.listen {
-        config.listen = listen;
-    } else if let Some(listen) = &file.listen {
-        config.listen = listen
-            .parse()
-            .with_context(|| format!("listen = {listen} is not an address"))?;
-    }
-    config.public_url = args.public_url.or(file.public_url);
-    if let Some(ttl) = args.access_token_ttl.or(file.access_token_ttl) {
-        config.access_token_ttl = parse_seconds(&ttl).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(age) = args.jwt_bearer_max_age.or(file.jwt_bearer_max_age) {
-        config.jwt_bearer_max_age = parse_seconds(&age).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(format) = args.log_format.or(file.log_format) {
-        config.log_format = format;
-    }
-    config.allow_private_webhook_targets =
-        args.allow_private_webhook_targets || file.allow_private_webhook_targets.unwrap_or(false);
-    if let Some(n) = args.webhook_max_errors.or(file.webhook_max_errors) {
-        config.webhook_policy.max_errors =
-            at_least_one("the webhook error limit", n).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = args.webhook_max_exhausted.or(file.webhook_max_exhausted) {
-        config.webhook_policy.max_exhausted =
-            at_least_one("the webhook exhausted-delivery limit", n).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = args.webhook_max_backlog.or(file.webhook_max_backlog) {
-        config.webhook_max_backlog =
-            at_least_one("the webhook backlog", n).map_err(anyhow::Error::msg)?;
-    }
-    for (value, setting) in [
-        (args.webhook_lease, &mut config.webhook_lease),
-        (args.webhook_poll, &mut config.webhook_poll),
-        (args.webhook_timeout, &mut config.webhook_timeout),
-    ] {
-        if let Some(value) = value {
-            *setting = parse_duration(&value).map_err(anyhow::Error::msg)?;
-        }
-    }
-    config.demo = args.demo;
-    if let Some(bytes) = args.max_body_bytes.or(file.max_body_bytes) {
-        config.max_body_bytes = bytes;
-    }
-    if let Some(bytes) = args.max_asset_bytes.or(file.max_asset_bytes) {
-        config.max_asset_bytes = bytes;
-    }
-    if let Some(rate) = args.rate_limit.or(file.rate_limit) {
-        (config.rate_limit_quota, config.rate_limit_window) =
-            parse_rate_limit(&rate).map_err(anyhow::Error::msg)?;
-    }
-    if let Some(n) = args.db_max_connections.or(file.db_max_connections) {
-        config.db_max_connections = n.max(1);
-    }
-    if let Some(key) = args.signing_key.or(file.signing_key) {
-        if key.len() < 32 {
-            bail!("the signing key must be at least 32 bytes long");
-        }
-        config.signing_key = Some(key.into_bytes());
-    }
-    config.bench_baseline = args.bench_baseline;
-    config.count_queries = args.count_queries;
+/// The configuration `serve` runs with: resolved in layers, then checked.
+fn resolve_serve(
+    args: &SettingArgs<ServeSettings>,
+    file: &FileSettings,
+) -> anyhow::Result<ServeConfig> {
+    let config = args.resolve(file)?;
     config.check().map_err(anyhow::Error::msg)?;
     Ok(config)
 }
@@ -701,11 +536,95 @@ mod tests {
 
     /// The configuration `commerce serve ARGS` runs with, given this `commerce.toml`.
     fn serve_config(args: &[&str], file: &str) -> anyhow::Result<ServeConfig> {
+        let file = FileSettings::parse("commerce.toml", file).map_err(anyhow::Error::msg)?;
+        let config = serve_args(args)?
+            .resolve_in(&|_| None, &file)
+            .map_err(anyhow::Error::msg)?;
+        config.check().map_err(anyhow::Error::msg)?;
+        Ok(config)
+    }
+
+    fn serve_args(args: &[&str]) -> anyhow::Result<SettingArgs<ServeSettings>> {
         let cli = Cli::try_parse_from(["commerce", "serve"].iter().chain(args))?;
         let Command::Serve(serve) = cli.command else {
-            unreachable!("serve was parsed");
+            anyhow::bail!("not serve");
         };
-        resolve_serve(serve, toml::from_str(file)?)
+        Ok(serve)
+    }
+
+    /// Every declared setting can be given by flag, environment variable or file, and
+    /// the flag wins over the variable, which wins over the file, which wins over the
+    /// default. Configurations are compared whole (as printed), so a setting that sets
+    /// nothing, or something else in one layer, is caught.
+    #[test]
+    fn every_setting_comes_from_each_layer_in_order() {
+        use crate::config::settings::{Kind, SETTINGS};
+        let defaults = format!("{:?}", ServeConfig::defaults());
+        for setting in SETTINGS {
+            // (flag, variable, file): what each layer gives, if anything.
+            let resolve = |flag: Option<&str>, env: Option<&str>, file: Option<&str>| {
+                let args: Vec<String> = match (setting.kind, flag) {
+                    (_, None) => vec![],
+                    (Kind::Switch, Some("true")) => vec![format!("--{}", setting.flag)],
+                    (Kind::Switch, Some(other)) => panic!("a switch's flag cannot say {other}"),
+                    (_, Some(value)) => vec![format!("--{}", setting.flag), value.to_owned()],
+                };
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let text = match (setting.kind, file) {
+                    (_, None) => String::new(),
+                    (Kind::Integer | Kind::Switch, Some(value)) => {
+                        format!("{} = {value}", setting.key)
+                    }
+                    (_, Some(value)) => format!("{} = {value:?}", setting.key),
+                };
+                let file = FileSettings::parse("commerce.toml", &text).unwrap();
+                let environment =
+                    |name: &str| env.filter(|_| name == setting.env).map(str::to_owned);
+                let config = serve_args(&args)
+                    .unwrap()
+                    .resolve_in(&environment, &file)
+                    .unwrap_or_else(|e| panic!("{}: {e}", setting.key));
+                format!("{config:?}")
+            };
+            let [a, b] = setting.examples.map(Some);
+            let key = setting.key;
+            let from_flag = resolve(a, None, None);
+            assert_ne!(from_flag, defaults, "{key}: the flag sets nothing");
+            assert_eq!(
+                resolve(None, a, None),
+                from_flag,
+                "{key} from the environment"
+            );
+            assert_eq!(resolve(None, None, a), from_flag, "{key} from the file");
+            let other = resolve(None, b, None);
+            assert_ne!(other, from_flag, "{key}: the examples configure alike");
+            assert_eq!(resolve(None, None, b), other, "{key} from the file");
+            assert_eq!(resolve(a, b, b), from_flag, "{key}: the flag wins");
+            assert_eq!(
+                resolve(None, a, b),
+                from_flag,
+                "{key}: the variable wins over the file"
+            );
+            assert_eq!(resolve(None, None, None), defaults, "{key}: the default");
+        }
+    }
+
+    /// Other commands take only their settings: `migrate` has no `--listen`, and a file
+    /// for `serve` does not stop it.
+    #[test]
+    fn commands_take_their_own_settings() {
+        assert!(Cli::try_parse_from(["commerce", "migrate", "--listen", "x"]).is_err());
+        let cli =
+            Cli::try_parse_from(["commerce", "migrate", "--database-url", "sqlite://x"]).unwrap();
+        let Command::Migrate(args) = cli.command else {
+            panic!("migrate was parsed");
+        };
+        let file =
+            FileSettings::parse("f", "listen = \"nowhere\"\nencryption_key = \"k\"").unwrap();
+        let config = args.resolve_in(&|_| None, &file).unwrap();
+        assert_eq!(config.database_url, "sqlite://x");
+        assert_eq!(config.encryption_key.as_deref(), Some("k"));
+        assert_eq!(config.listen, ServeConfig::defaults().listen);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use storage::Database;
 use storage::sealed_secrets;
 use storage::secret_box::{KeyId, SecretBox, generate_key, write_key_file};
 
-use crate::serve::ENCRYPTION_KEY_RELOAD;
+use crate::workers::ENCRYPTION_KEY_RELOAD;
 
 /// What a rotation or a reseal did.
 #[derive(Debug)]

@@ -9,6 +9,7 @@ pub mod encryption_keys;
 mod logging;
 pub mod seed;
 pub mod serve;
+pub mod workers;
 
-pub use config::ServeConfig;
+pub use config::{NodeRole, ServeConfig};
 pub use serve::{RunningServer, start};

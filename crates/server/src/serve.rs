@@ -1,23 +1,24 @@
-//! The serving process: database, authorization service, API, background work, and a
-//! graceful shutdown that lets requests in flight finish and hands webhook work back.
+//! The serving process: database, authorization service, API, the background tasks of its
+//! role, and a graceful shutdown that lets requests in flight finish, then stops the tasks
+//! (webhook work is handed back, leases released).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 use api::{ApiConfig, AppState, RateLimitConfig};
 use delivery::ssrf::Guard;
 use delivery::{Dispatcher, DispatcherConfig};
-use domain::Clock;
 use oauth::{AuthConfig, AuthService};
 use storage::secret_box::SecretBox;
 use storage::{Database, StoreOptions};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::config::ServeConfig;
+use crate::workers::{self, Active, LeaseTerms, Placement, Registry};
 
 /// Connects to the configured database and applies pending migrations.
 pub async fn open_database(config: &ServeConfig) -> anyhow::Result<Database> {
@@ -51,6 +52,9 @@ pub struct RunningServer {
     pub addr: SocketAddr,
     pub public_url: String,
     pub db: Database,
+    /// This node's name in leases.
+    pub node: String,
+    active: Active,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<anyhow::Result<()>>,
 }
@@ -67,6 +71,11 @@ impl RunningServer {
         outcome
     }
 
+    /// The background tasks running now (a singleton only while this node holds its lease).
+    pub fn active_tasks(&self) -> Vec<&'static str> {
+        self.active.names()
+    }
+
     /// Waits until the server stops by itself (it does not, unless it fails).
     pub async fn wait(&mut self) -> anyhow::Result<()> {
         (&mut self.task).await.context("the server task failed")?
@@ -79,7 +88,8 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<RunningServer> {
     start_with(db, &config).await
 }
 
-/// Starts serving on an opened database.
+/// Starts serving on an opened database: the API (role `api` or `all`) or only the
+/// operational endpoints (role `worker`), and the background tasks of the role.
 pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<RunningServer> {
     config.check().map_err(anyhow::Error::msg)?;
     delivery::tls::install_crypto();
@@ -94,6 +104,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .trim_end_matches('/')
         .to_owned();
     let clock = config.clock.clone();
+    let node = node_name();
     let secret_box = open_secret_box(&db, config).await?;
     let auth = Arc::new(
         AuthService::new(
@@ -126,53 +137,132 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             webhook_guard: webhook_guard(config),
         },
     );
-    let dispatcher = Dispatcher::new(
-        db.clone(),
-        auth.secret_box().clone(),
-        clock.clone(),
-        DispatcherConfig {
-            policy: config.webhook_policy,
-            max_backlog: config.webhook_max_backlog,
-            poll: config.webhook_poll,
-            total_timeout: config.webhook_timeout,
-            connect_timeout: config.webhook_connect_timeout(),
-            lease: config.webhook_lease,
-            ..DispatcherConfig::new(public_url.clone(), webhook_guard(config))
-        },
-    )
-    .context("cannot build the webhook client")?;
-    let app = api::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let registry = register_tasks(config, &db, &auth, &public_url, &node)?;
+    let router = if config.role.serves_api() {
+        api::router(state)
+    } else {
+        api::ops_router(state)
+    };
+    let app = router.into_make_service_with_connect_info::<SocketAddr>();
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
-    let background = [
-        tokio::spawn(sweep_idempotency_keys(db.clone(), clock)),
-        tokio::spawn(refresh_signing_keys(auth.clone())),
-        tokio::spawn(reload_encryption_keys(auth.clone())),
-        tokio::spawn(refresh_revocations(auth.clone())),
-        tokio::spawn(record_token_use(auth)),
-    ];
-    let dispatching = tokio::spawn(dispatcher.clone().run());
+    let tasks = registry.start(LeaseTerms {
+        db: db.clone(),
+        clock,
+        holder: node.clone(),
+        lease: config.worker_lease,
+    });
+    let active = tasks.active();
     let task = tokio::spawn(async move {
         let served = axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = shutdown_rx.await;
             })
             .await;
-        // Webhook work is handed back once no request can make more.
-        dispatcher.stop();
-        if let Err(err) = dispatching.await {
-            tracing::warn!(error = %err, "the webhook dispatcher failed");
-        }
-        background.iter().for_each(JoinHandle::abort);
+        // Webhook work is handed back, and leases released, once no request can make more.
+        tasks.stop().await;
         served.context("the HTTP server failed")
     });
-    tracing::info!(%addr, %public_url, backend = db.backend().as_str(), "serving");
+    tracing::info!(%addr, %public_url, role = config.role.as_str(), %node,
+        backend = db.backend().as_str(), "serving");
     Ok(RunningServer {
         addr,
         public_url,
         db,
+        node,
+        active,
         shutdown: Some(shutdown_tx),
         task,
     })
+}
+
+/// Every background task of this node's role, in one place. Nodes serving the API keep
+/// their view of tokens and keys fresh; worker nodes run the workers: the webhook
+/// dispatcher on each of them, singletons such as housekeeping on one at a time.
+fn register_tasks(
+    config: &ServeConfig,
+    db: &Database,
+    auth: &Arc<AuthService>,
+    public_url: &str,
+    node: &str,
+) -> anyhow::Result<Registry> {
+    let mut registry = Registry::new();
+    // Every node opens sealed secrets (webhook secrets too), so every node follows a
+    // rotated key file.
+    let a = auth.clone();
+    registry.register("encryption-keys", Placement::EveryNode, move |cancel| {
+        workers::reload_encryption_keys(a.clone(), cancel)
+    });
+    if config.role.serves_api() {
+        let a = auth.clone();
+        registry.register("signing-keys", Placement::EveryNode, move |cancel| {
+            workers::refresh_signing_keys(a.clone(), cancel)
+        });
+        let a = auth.clone();
+        registry.register("revocations", Placement::EveryNode, move |cancel| {
+            workers::refresh_revocations(a.clone(), cancel)
+        });
+        let a = auth.clone();
+        registry.register("token-use", Placement::EveryNode, move |cancel| {
+            workers::record_token_use(a.clone(), cancel)
+        });
+    }
+    if config.role.runs_workers() {
+        let dispatcher = Dispatcher::new(
+            db.clone(),
+            auth.secret_box().clone(),
+            config.clock.clone(),
+            DispatcherConfig {
+                node: node.to_owned(),
+                policy: config.webhook_policy,
+                max_backlog: config.webhook_max_backlog,
+                poll: config.webhook_poll,
+                total_timeout: config.webhook_timeout,
+                connect_timeout: config.webhook_connect_timeout(),
+                lease: config.webhook_lease,
+                ..DispatcherConfig::new(public_url.to_owned(), webhook_guard(config))
+            },
+        )
+        .context("cannot build the webhook client")?;
+        registry.register(WEBHOOK_DISPATCHER, Placement::EveryNode, move |cancel| {
+            dispatch(dispatcher.clone(), cancel)
+        });
+        let (db, clock, period) = (
+            db.clone(),
+            config.clock.clone(),
+            config.housekeeping_interval,
+        );
+        registry.register(HOUSEKEEPING, Placement::Singleton, move |cancel| {
+            workers::housekeeping(db.clone(), clock.clone(), period, cancel)
+        });
+    }
+    Ok(registry)
+}
+
+/// The names of the workers (what `RunningServer::active_tasks` answers).
+pub const WEBHOOK_DISPATCHER: &str = "webhook-dispatcher";
+pub const HOUSEKEEPING: &str = "housekeeping";
+
+/// Runs the dispatcher until `cancel`; then it hands its work back before returning.
+async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {
+    let running = dispatcher.clone().run();
+    tokio::pin!(running);
+    tokio::select! {
+        () = &mut running => {}
+        () = cancel.cancelled() => {
+            dispatcher.stop();
+            running.await;
+        }
+    }
+}
+
+/// This node's name in leases and claims: its process id, for operators, and a random
+/// part, since several nodes may share a host or a process (tests).
+fn node_name() -> String {
+    let random: String = storage::secrets::random_bytes(4)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("pid{}-{random}", std::process::id())
 }
 
 /// Which addresses webhook targets may have: public ones, the networks the operator
@@ -191,79 +281,6 @@ fn public_host(addr: SocketAddr) -> String {
         format!("127.0.0.1:{}", addr.port())
     } else {
         addr.to_string()
-    }
-}
-
-/// Idempotency keys are kept 24 hours; expired ones are deleted every ten minutes.
-async fn sweep_idempotency_keys(db: Database, clock: Arc<dyn Clock>) {
-    let mut interval = tokio::time::interval(Duration::from_secs(600));
-    loop {
-        interval.tick().await;
-        match storage::idempotency::purge_expired(&db, clock.now()).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(deleted = n, "expired idempotency keys deleted"),
-            Err(err) => tracing::warn!(error = %err, "could not delete expired idempotency keys"),
-        }
-    }
-}
-
-/// Every node re-reads the signing keys each minute, so a rotated key starts signing and
-/// a retired one stops verifying everywhere without a restart.
-async fn refresh_signing_keys(auth: Arc<AuthService>) {
-    let mut interval = tokio::time::interval(Duration::from_secs(60));
-    interval.tick().await;
-    loop {
-        interval.tick().await;
-        if let Err(err) = auth.refresh_keys().await {
-            tracing::warn!(error = %err, "could not refresh the signing keys");
-        }
-    }
-}
-
-/// A key file is re-read every second, so that `commerce keys rotate-encryption-key`
-/// reaches a running server before it reseals anything; the signing keys, resealed with
-/// the new key, are then opened again.
-async fn reload_encryption_keys(auth: Arc<AuthService>) {
-    let mut interval = tokio::time::interval(ENCRYPTION_KEY_RELOAD);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        match auth.secret_box().reload().await {
-            Ok(false) => {}
-            Ok(true) => {
-                tracing::info!(keys = ?auth.secret_box(), "encryption keys reloaded");
-                if let Err(err) = auth.refresh_keys().await {
-                    tracing::warn!(error = %err, "could not reopen the signing keys");
-                }
-            }
-            Err(err) => tracing::warn!(error = %err, "could not reload the encryption keys"),
-        }
-    }
-}
-
-/// How often a server re-reads its key file (`commerce keys` waits longer than this).
-pub const ENCRYPTION_KEY_RELOAD: Duration = Duration::from_secs(1);
-
-/// Tokens revoked on other nodes are refused here within a quarter of a second.
-async fn refresh_revocations(auth: Arc<AuthService>) {
-    let mut interval = tokio::time::interval(Duration::from_millis(250));
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        interval.tick().await;
-        if let Err(err) = auth.refresh_revocations().await {
-            tracing::warn!(error = %err, "could not refresh the revoked tokens");
-        }
-    }
-}
-
-/// When personal tokens were last used is written out every ten seconds, not per request.
-async fn record_token_use(auth: Arc<AuthService>) {
-    let mut interval = tokio::time::interval(Duration::from_secs(10));
-    loop {
-        interval.tick().await;
-        if let Err(err) = auth.flush_token_use().await {
-            tracing::warn!(error = %err, "could not record personal token use");
-        }
     }
 }
 

@@ -47,7 +47,8 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::CollectionProducts
         | U::WebhookDeliveriesEvent
         | U::OrderCodes
-        | U::OrdersCode => Conflict,
+        | U::OrdersCode
+        | U::Leases => Conflict,
     }
 }
 

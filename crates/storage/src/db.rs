@@ -1,6 +1,10 @@
 //! The `Database` handle over SQLite or PostgreSQL, transactions, and the `with_conn!`
 //! macro that runs one piece of SQL code against whichever backend is in use.
 //!
+//! The handle also carries the webhook dispatcher's wake-up: a transaction begun on it
+//! that records dispatcher work wakes, at its commit, the dispatchers of that handle only
+//! (other handles and other nodes poll, or hear of it through PostgreSQL).
+//!
 //! SQLite gets two pools: a single writer connection (every transaction starts with
 //! `BEGIN IMMEDIATE`, so writers queue instead of failing) and read-only connections that,
 //! in WAL mode, never wait for the writer.
@@ -16,6 +20,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgConnection, PgPool, Postgres, Sqlite, SqliteConnection, SqlitePool};
+use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
 
@@ -57,6 +62,11 @@ const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
         "webhook_backlog",
         include_str!("../migrations/sqlite/0007_webhook_backlog.sql"),
     ),
+    (
+        8,
+        "leases",
+        include_str!("../migrations/sqlite/0008_leases.sql"),
+    ),
 ];
 const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
     (
@@ -93,6 +103,11 @@ const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
         7,
         "webhook_backlog",
         include_str!("../migrations/postgres/0007_webhook_backlog.sql"),
+    ),
+    (
+        8,
+        "leases",
+        include_str!("../migrations/postgres/0008_leases.sql"),
     ),
 ];
 
@@ -153,9 +168,16 @@ pub struct SqlitePools {
     reader: SqlitePool,
 }
 
-/// A connection pool on one of the two backends. Cheap to clone.
+/// A connection pool on one of the two backends, and the wake-up of the dispatchers
+/// that work through it. Cheap to clone; clones share both.
 #[derive(Clone, Debug)]
-pub enum Database {
+pub struct Database {
+    pools: Pools,
+    work_committed: Arc<Notify>,
+}
+
+#[derive(Clone, Debug)]
+enum Pools {
     Sqlite(Arc<SqlitePools>),
     Postgres(PgPool),
 }
@@ -170,6 +192,13 @@ pub struct PoolStats {
 }
 
 impl Database {
+    fn new(pools: Pools) -> Self {
+        Self {
+            pools,
+            work_committed: Arc::new(Notify::new()),
+        }
+    }
+
     /// Connects to `sqlite://path` (file and folder created when missing) or `postgres://…`.
     pub async fn connect(url: &str, options: &StoreOptions) -> Result<Self> {
         if url.starts_with("sqlite:") {
@@ -181,7 +210,7 @@ impl Database {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect)
                 .await?;
-            Ok(Database::Postgres(pool))
+            Ok(Database::new(Pools::Postgres(pool)))
         } else {
             Err(Error::Config(format!(
                 "unsupported database URL `{}`: use sqlite://PATH or postgres://…",
@@ -209,7 +238,7 @@ impl Database {
                 writer: pool.clone(),
                 reader: pool,
             };
-            return Ok(Database::Sqlite(Arc::new(pools)));
+            return Ok(Database::new(Pools::Sqlite(Arc::new(pools))));
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -236,33 +265,35 @@ impl Database {
                     .pragma("mmap_size", "1073741824"),
             )
             .await?;
-        Ok(Database::Sqlite(Arc::new(SqlitePools { writer, reader })))
+        Ok(Database::new(Pools::Sqlite(Arc::new(SqlitePools {
+            writer,
+            reader,
+        }))))
     }
 
     pub fn backend(&self) -> Backend {
-        match self {
-            Database::Sqlite(_) => Backend::Sqlite,
-            Database::Postgres(_) => Backend::Postgres,
+        match &self.pools {
+            Pools::Sqlite(_) => Backend::Sqlite,
+            Pools::Postgres(_) => Backend::Postgres,
         }
     }
 
     /// Applies pending migrations (PostgreSQL takes an advisory lock, so nodes may race).
     pub async fn migrate(&self) -> Result<()> {
-        match self {
-            Database::Sqlite(p) => migrator(SQLITE_MIGRATIONS).run(&p.writer).await?,
-            Database::Postgres(p) => migrator(POSTGRES_MIGRATIONS).run(p).await?,
+        match &self.pools {
+            Pools::Sqlite(p) => migrator(SQLITE_MIGRATIONS).run(&p.writer).await?,
+            Pools::Postgres(p) => migrator(POSTGRES_MIGRATIONS).run(p).await?,
         }
         Ok(())
     }
 
     /// Starts a write transaction.
     pub async fn begin(&self) -> Result<Tx> {
-        Ok(match self {
-            Database::Sqlite(p) => Tx::new(TxInner::Sqlite(
-                p.writer.begin_with("BEGIN IMMEDIATE").await?,
-            )),
-            Database::Postgres(p) => Tx::new(TxInner::Postgres(p.begin().await?)),
-        })
+        let inner = match &self.pools {
+            Pools::Sqlite(p) => TxInner::Sqlite(p.writer.begin_with("BEGIN IMMEDIATE").await?),
+            Pools::Postgres(p) => TxInner::Postgres(p.begin().await?),
+        };
+        Ok(self.tx(inner))
     }
 
     /// Starts a write transaction of the webhook dispatcher's bookkeeping, whose loss in
@@ -272,16 +303,25 @@ impl Database {
     /// due and primary-key indexes, and PostgreSQL is told so: a backlog arrives faster
     /// than statistics follow, and a plan guessed for a few rows sorts every due delivery.
     pub async fn begin_lease_work(&self) -> Result<Tx> {
-        Ok(match self {
-            Database::Sqlite(_) => return self.begin().await,
-            Database::Postgres(p) => Tx::new(TxInner::Postgres(
+        let inner = match &self.pools {
+            Pools::Sqlite(_) => return self.begin().await,
+            Pools::Postgres(p) => TxInner::Postgres(
                 p.begin_with(
                     "BEGIN; SET LOCAL synchronous_commit = off; SET LOCAL enable_sort = off; \
                      SET LOCAL enable_bitmapscan = off",
                 )
                 .await?,
-            )),
-        })
+            ),
+        };
+        Ok(self.tx(inner))
+    }
+
+    fn tx(&self, inner: TxInner) -> Tx {
+        Tx {
+            inner,
+            wakes_dispatcher: false,
+            work_committed: self.work_committed.clone(),
+        }
     }
 
     /// Whether the database answers.
@@ -302,23 +342,44 @@ impl Database {
                 max: p.options().get_max_connections(),
             }
         }
-        match self {
-            Database::Sqlite(p) => vec![
+        match &self.pools {
+            Pools::Sqlite(p) => vec![
                 stats("sqlite_writer", &p.writer),
                 stats("sqlite_reader", &p.reader),
             ],
-            Database::Postgres(p) => vec![stats("postgres", p)],
+            Pools::Postgres(p) => vec![stats("postgres", p)],
         }
     }
 
     pub async fn close(&self) {
-        match self {
-            Database::Sqlite(p) => {
+        match &self.pools {
+            Pools::Sqlite(p) => {
                 p.reader.close().await;
                 p.writer.close().await;
             }
-            Database::Postgres(p) => p.close().await,
+            Pools::Postgres(p) => p.close().await,
         }
+    }
+
+    /// The PostgreSQL pool, for what only PostgreSQL has (LISTEN); `None` on SQLite.
+    pub(crate) fn postgres_pool(&self) -> Option<&PgPool> {
+        match &self.pools {
+            Pools::Postgres(p) => Some(p),
+            Pools::Sqlite(_) => None,
+        }
+    }
+
+    /// Wakes the dispatchers working through this handle (work was committed through it,
+    /// or another node said so).
+    pub fn wake_dispatcher(&self) {
+        self.work_committed.notify_waiters();
+    }
+
+    /// Resolves when dispatcher work is committed through this handle (or announced by
+    /// another node) after this call: listen before looking, so that work committed
+    /// meanwhile is not missed.
+    pub fn dispatcher_woken(&self) -> tokio::sync::futures::Notified<'_> {
+        self.work_committed.notified()
     }
 }
 
@@ -328,6 +389,8 @@ pub struct Tx {
     inner: TxInner,
     /// Work for the webhook dispatcher was written: wake it once this commits.
     wakes_dispatcher: bool,
+    /// The wake-up of the handle this transaction was begun on.
+    work_committed: Arc<Notify>,
 }
 
 #[derive(Debug)]
@@ -337,20 +400,13 @@ enum TxInner {
 }
 
 impl Tx {
-    fn new(inner: TxInner) -> Self {
-        Self {
-            inner,
-            wakes_dispatcher: false,
-        }
-    }
-
     pub async fn commit(self) -> Result<()> {
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::Postgres(t) => t.commit().await?,
         }
         if self.wakes_dispatcher {
-            crate::webhook_deliveries::wake_dispatchers();
+            self.work_committed.notify_waiters();
         }
         Ok(())
     }
@@ -372,8 +428,8 @@ impl Tx {
         }
     }
 
-    /// Wakes this process's webhook dispatchers after the commit (other nodes hear of it
-    /// through the database).
+    /// Wakes the webhook dispatchers of this transaction's handle after the commit (other
+    /// nodes hear of it through the database).
     pub(crate) fn wake_dispatcher_on_commit(&mut self) {
         self.wakes_dispatcher = true;
     }
@@ -424,8 +480,10 @@ impl<'a> Handle<'a> {
     pub(crate) async fn open(exec: Exec<'a>) -> Result<Self> {
         crate::query_count::note(1);
         Ok(match exec {
-            Exec::Db(Database::Sqlite(p)) => Handle::SqlitePooled(p.reader.acquire().await?),
-            Exec::Db(Database::Postgres(p)) => Handle::PostgresPooled(p.acquire().await?),
+            Exec::Db(db) => match &db.pools {
+                Pools::Sqlite(p) => Handle::SqlitePooled(p.reader.acquire().await?),
+                Pools::Postgres(p) => Handle::PostgresPooled(p.acquire().await?),
+            },
             Exec::Tx(Tx {
                 inner: TxInner::Sqlite(t),
                 ..

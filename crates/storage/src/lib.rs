@@ -22,6 +22,7 @@ pub mod catalog_load;
 pub mod collections;
 pub mod events;
 pub mod idempotency;
+pub mod leases;
 pub mod orders;
 pub mod price_lists;
 pub mod product_assets;

@@ -77,6 +77,8 @@ unique_indexes! {
     WebhookDeliveriesEvent = "webhook_deliveries_event_key" on webhook_deliveries (webhook_id, event_id);
     OrderCodes = "order_codes_pkey" on order_codes (shop_id);
     OrdersCode = "orders_code_key" on orders (shop_id, code);
+    /// One lease per singleton job (taken with an upsert, so only a race reaches it).
+    Leases = "leases_pkey" on leases (name);
 }
 
 impl UniqueIndex {

@@ -8,11 +8,8 @@
 //! Every statement that parks, unparks or skips runs after its subscriptions are locked,
 //! as the status changes that call for it do.
 
-use std::sync::LazyLock;
-
 use domain::Timestamp;
 use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
-use tokio::sync::Notify;
 
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
@@ -20,26 +17,8 @@ use crate::events::NewEvent;
 use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
 
-/// Wakes the dispatchers of this process when deliveries or pings become due.
-static WAKE: LazyLock<Notify> = LazyLock::new(Notify::new);
-
 /// The PostgreSQL channel that tells every node's dispatcher of new work.
 pub const CHANNEL: &str = "webhook_deliveries";
-
-pub(crate) fn wake_dispatchers() {
-    WAKE.notify_waiters();
-}
-
-/// Resolves when this process committed new dispatcher work (or another node said so)
-/// after this call: listen before looking, so that work committed meanwhile is not missed.
-pub fn woken() -> tokio::sync::futures::Notified<'static> {
-    WAKE.notified()
-}
-
-/// Wakes this process's dispatchers (for a notification from another node).
-pub fn wake() {
-    wake_dispatchers();
-}
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Delivery {
@@ -182,7 +161,7 @@ pub async fn fan_out(
     Ok(())
 }
 
-/// Tells the dispatchers of this process (after the commit) and of other nodes (through
+/// Tells the dispatchers of this handle (after the commit) and of other nodes (through
 /// PostgreSQL, at the commit) that work is due.
 async fn announce(tx: &mut Tx) -> Result<()> {
     tx.wake_dispatcher_on_commit();
@@ -771,19 +750,19 @@ pub async fn replay_progress(
     Ok(Some((replay, progress)))
 }
 
-/// Relays PostgreSQL notifications of new work from every node to this process's
-/// dispatchers, reconnecting when the connection drops; returns at once on SQLite, whose
-/// only writer is this process.
+/// Relays PostgreSQL notifications of new work from every node to the dispatchers of
+/// this handle, reconnecting when the connection drops; returns at once on SQLite, whose
+/// other writers are not told (their work is found by polling).
 pub async fn relay_notifications(db: Database) {
-    let Database::Postgres(pool) = db else {
+    let Some(pool) = db.postgres_pool() else {
         return;
     };
     loop {
-        match sqlx::postgres::PgListener::connect_with(&pool).await {
+        match sqlx::postgres::PgListener::connect_with(pool).await {
             Ok(mut listener) => {
                 if listener.listen(CHANNEL).await.is_ok() {
                     while listener.recv().await.is_ok() {
-                        wake();
+                        db.wake_dispatcher();
                     }
                 }
             }

@@ -1,7 +1,7 @@
 //! The dispatcher: a loop on every node that claims due work with leases — verification
 //! pings of pending subscriptions and due deliveries — sends it, and records what
-//! happened. It wakes when work is committed (in this process, or on any node through
-//! PostgreSQL) and polls slowly otherwise.
+//! happened. It wakes when work is committed through its database handle (or on any node,
+//! through PostgreSQL) and polls slowly otherwise.
 //!
 //! Guarantees: a delivery exists only for a committed event; every one is attempted until
 //! it succeeds or its schedule runs out; a node that dies mid-attempt loses its lease,
@@ -173,14 +173,14 @@ impl Dispatcher {
     /// in its lanes, waits (for the request timeout at most) until the attempts in flight
     /// are recorded, and returns.
     pub async fn run(self: Arc<Self>) {
-        tokio::spawn(webhook_deliveries::relay_notifications(self.db.clone()));
+        let relay = tokio::spawn(webhook_deliveries::relay_notifications(self.db.clone()));
         if let Some(to_record) = self.to_record.lock().expect("never poisoned").take() {
             tokio::spawn(recorder::run(self.clone(), to_record));
         }
         let mut woken_by_work = true;
         while !self.stopping.load(Ordering::SeqCst) {
             // Listen before looking, so that work committed meanwhile is not missed.
-            let woken = webhook_deliveries::woken();
+            let woken = self.db.dispatcher_woken();
             let freed = self.freed.notified();
             let stop = self.stop_requested.notified();
             if let Err(err) = self.clone().tick(woken_by_work).await {
@@ -193,6 +193,7 @@ impl Dispatcher {
                 () = tokio::time::sleep(self.config.poll) => true,
             };
         }
+        relay.abort();
         self.hand_back().await;
     }
 

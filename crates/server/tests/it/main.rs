@@ -40,3 +40,4 @@ mod variants;
 mod webdriver;
 mod webhook_crashes;
 mod webhooks;
+mod workers;

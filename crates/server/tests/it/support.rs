@@ -322,6 +322,11 @@ impl TestServer {
         }
     }
 
+    /// The running node (its name in leases, the tasks it runs).
+    pub fn running(&self) -> &RunningServer {
+        self.server.as_ref().expect("the server runs until stopped")
+    }
+
     pub async fn stop(mut self) {
         if let Some(server) = self.server.take() {
             server.shutdown().await.expect("a clean shutdown");

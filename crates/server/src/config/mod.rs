@@ -1,8 +1,17 @@
-//! Configuration: command-line flags win over `COMMERCE_*` environment variables (clap
-//! reads both), which win over `commerce.toml`, which wins over the defaults.
+//! Configuration: every setting is declared once ([`settings`]) and resolved in layers
+//! ([`layers`]): command-line flags win over `COMMERCE_*` environment variables, which win
+//! over `commerce.toml`, which wins over the defaults. The result is a [`ServeConfig`],
+//! which tests may also build and change directly.
+
+mod args;
+pub mod layers;
+pub mod settings;
+pub mod values;
+
+pub use args::{DatabaseSettings, ServeSettings, SettingArgs, TokenSettings};
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,11 +31,41 @@ pub enum LogFormat {
     Json,
 }
 
+/// What a node runs: `api` serves HTTP and runs no workers, `worker` runs the workers
+/// (and serves only the operational endpoints), `all` both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeRole {
+    Api,
+    Worker,
+    #[default]
+    All,
+}
+
+impl NodeRole {
+    pub fn serves_api(self) -> bool {
+        matches!(self, NodeRole::Api | NodeRole::All)
+    }
+
+    pub fn runs_workers(self) -> bool {
+        matches!(self, NodeRole::Worker | NodeRole::All)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeRole::Api => "api",
+            NodeRole::Worker => "worker",
+            NodeRole::All => "all",
+        }
+    }
+}
+
 /// Everything `commerce serve` needs, fully resolved.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     /// Where "now" comes from: the wall clock, or a test's manual clock.
     pub clock: Arc<dyn Clock>,
+    pub role: NodeRole,
     pub listen: SocketAddr,
     /// `None`: derived from the address actually bound.
     pub public_url: Option<String>,
@@ -51,6 +90,11 @@ pub struct ServeConfig {
     /// How long a dispatcher's claim on a delivery holds before another may take it over:
     /// longer than `webhook_timeout`, or a slow target is sent the same delivery twice.
     pub webhook_lease: Duration,
+    /// How long a singleton worker's lease holds unless renewed (a third of it passes
+    /// between renewals, and between looks for a free lease).
+    pub worker_lease: Duration,
+    /// How often housekeeping deletes rows that ran out.
+    pub housekeeping_interval: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -72,6 +116,7 @@ impl ServeConfig {
     pub fn defaults() -> Self {
         Self {
             clock: Arc::new(SystemClock),
+            role: NodeRole::All,
             listen: DEFAULT_LISTEN.parse().expect("the default address parses"),
             public_url: None,
             database_url: DEFAULT_DATABASE_URL.to_owned(),
@@ -86,6 +131,8 @@ impl ServeConfig {
             webhook_poll: Duration::from_secs(1),
             webhook_timeout: Duration::from_secs(15),
             webhook_lease: Duration::from_secs(60),
+            worker_lease: Duration::from_secs(30),
+            housekeeping_interval: Duration::from_secs(600),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,
@@ -151,136 +198,9 @@ fn show_duration(d: Duration) -> String {
     }
 }
 
-/// The keys `commerce.toml` may hold (all optional).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileConfig {
-    pub listen: Option<String>,
-    pub public_url: Option<String>,
-    pub database_url: Option<String>,
-    pub db_max_connections: Option<u32>,
-    pub access_token_ttl: Option<String>,
-    pub jwt_bearer_max_age: Option<String>,
-    pub log_format: Option<LogFormat>,
-    pub allow_private_webhook_targets: Option<bool>,
-    pub webhook_max_errors: Option<u32>,
-    pub webhook_max_exhausted: Option<u32>,
-    pub webhook_max_backlog: Option<u32>,
-    pub max_body_bytes: Option<usize>,
-    pub max_asset_bytes: Option<usize>,
-    pub rate_limit: Option<String>,
-    pub signing_key: Option<String>,
-    pub encryption_key: Option<String>,
-    pub encryption_key_file: Option<PathBuf>,
-}
-
-impl FileConfig {
-    /// Reads `path`, or `./commerce.toml` when no path is given and that file exists.
-    pub fn load(path: Option<&Path>) -> anyhow::Result<Self> {
-        let path: PathBuf = match path {
-            Some(p) => p.to_path_buf(),
-            None if Path::new(DEFAULT_CONFIG_FILE).exists() => PathBuf::from(DEFAULT_CONFIG_FILE),
-            None => return Ok(Self::default()),
-        };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        toml::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{} is not valid: {}", path.display(), e.message()))
-    }
-}
-
-/// `7200`, `7200s`, `250ms`, `90m`, `2h`, `1d`.
-pub fn parse_duration(input: &str) -> Result<Duration, String> {
-    let input = input.trim();
-    let split = input
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(input.len());
-    let (number, unit) = input.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{input}` is not a duration (e.g. 7200s, 15m, 2h)"))?;
-    let too_long = || format!("`{input}` is too long");
-    let duration = match unit {
-        "ms" => Duration::from_millis(n),
-        "" | "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n.checked_mul(60).ok_or_else(too_long)?),
-        "h" => Duration::from_secs(n.checked_mul(3600).ok_or_else(too_long)?),
-        "d" => Duration::from_secs(n.checked_mul(86_400).ok_or_else(too_long)?),
-        _ => {
-            return Err(format!(
-                "`{input}` has an unknown unit (use ms, s, m, h or d)"
-            ));
-        }
-    };
-    if duration.is_zero() {
-        return Err("a duration must be positive".into());
-    }
-    Ok(duration)
-}
-
-/// A duration for a setting counted in whole seconds (`1500ms` is refused, not cut to `1s`).
-pub fn parse_seconds(input: &str) -> Result<Duration, String> {
-    let duration = parse_duration(input)?;
-    if duration.subsec_nanos() != 0 {
-        return Err(format!(
-            "`{}` is not a whole number of seconds",
-            input.trim()
-        ));
-    }
-    Ok(duration)
-}
-
-/// A count that must be at least one, named by its setting in errors.
-pub fn at_least_one(name: &str, n: u32) -> Result<u32, String> {
-    if n == 0 {
-        return Err(format!("{name} must be at least 1"));
-    }
-    Ok(n)
-}
-
-/// `600/60s`: a quota of requests per window.
-pub fn parse_rate_limit(input: &str) -> Result<(u32, Duration), String> {
-    let (quota, window) = input
-        .split_once('/')
-        .ok_or_else(|| format!("`{input}` is not a rate limit (e.g. 600/60s)"))?;
-    let quota: u32 = quota
-        .trim()
-        .parse()
-        .ok()
-        .filter(|q| *q > 0)
-        .ok_or_else(|| format!("`{quota}` is not a positive request count"))?;
-    Ok((quota, parse_seconds(window)?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations_and_rates() {
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_duration("7200").unwrap(), Duration::from_secs(7200));
-        assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(
-            parse_duration("1500ms").unwrap(),
-            Duration::from_millis(1500)
-        );
-        assert!(parse_duration("0ms").is_err() && parse_duration("5us").is_err());
-        assert!(parse_duration("99999999999999999d").is_err());
-        assert_eq!(parse_seconds("2000ms").unwrap(), Duration::from_secs(2));
-        assert!(parse_seconds("1500ms").is_err() && parse_rate_limit("10/500ms").is_err());
-        assert!(
-            parse_duration("0s").is_err()
-                && parse_duration("2w").is_err()
-                && parse_duration("s").is_err()
-        );
-        assert_eq!(
-            parse_rate_limit("600/60s").unwrap(),
-            (600, Duration::from_secs(60))
-        );
-        assert!(parse_rate_limit("0/1s").is_err() && parse_rate_limit("10").is_err());
-    }
 
     #[test]
     fn a_lease_must_outlast_an_attempt() {
@@ -303,11 +223,5 @@ mod tests {
         config.webhook_timeout = Duration::from_millis(1500);
         config.webhook_lease = Duration::from_millis(2900);
         assert!(config.check().unwrap_err().contains("(2900ms)"));
-    }
-
-    #[test]
-    fn file_config_refuses_unknown_keys() {
-        assert!(toml::from_str::<FileConfig>("listen = \"0.0.0.0:1\"").is_ok());
-        assert!(toml::from_str::<FileConfig>("lisen = \"x\"").is_err());
     }
 }

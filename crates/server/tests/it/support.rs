@@ -2,7 +2,6 @@
 //! either backend, seeded with the demo data, and a client for it.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
 use serde_json::Value;
@@ -15,8 +14,14 @@ pub enum Backend {
     Postgres,
 }
 
-/// Generates, for each named `async fn name(backend: Backend)`, a module `name` with one
-/// test per backend.
+mod fixture;
+
+pub use fixture::run;
+
+/// Generates, for each named `async fn name(arg: A)`, a module `name` with one test per
+/// backend. The argument is made before the test runs (see [`Fixture`]): `s: TestServer`
+/// (started, default configuration, demo data), `db: TestDb` (empty) or `backend: Backend`
+/// (the test starts what it needs). An unreachable PostgreSQL skips the test there.
 #[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),+ $(,)?) => {
@@ -24,11 +29,11 @@ macro_rules! on_both_backends {
             mod $name {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn sqlite() {
-                    super::$name($crate::support::Backend::Sqlite).await
+                    $crate::support::run($crate::support::Backend::Sqlite, super::$name).await
                 }
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
-                    super::$name($crate::support::Backend::Postgres).await
+                    $crate::support::run($crate::support::Backend::Postgres, super::$name).await
                 }
             }
         )+
@@ -60,43 +65,25 @@ pub struct TestDb {
 }
 
 impl TestDb {
-    /// `None` when PostgreSQL is unreachable outside CI (the test then skips, saying so).
-    pub async fn create(backend: Backend) -> Option<Self> {
-        // Every test starts here, before it builds any HTTP client.
-        delivery::tls::install_crypto();
+    /// A fresh database (the harness has checked that its backend is reachable).
+    pub async fn create(backend: Backend) -> Self {
         match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("a temporary folder");
                 let url = format!("sqlite://{}/commerce.db", dir.path().display());
-                Some(Self {
+                Self {
                     url,
                     backend,
                     encryption_key: None,
                     _dir: Some(dir),
                     postgres_name: None,
-                })
+                }
             }
             Backend::Postgres => {
                 let admin = postgres_admin_url();
-                let pool = match tokio::time::timeout(
-                    Duration::from_secs(5),
-                    sqlx::postgres::PgPoolOptions::new()
-                        .max_connections(1)
-                        .connect(&admin),
-                )
-                .await
-                {
-                    Ok(Ok(pool)) => pool,
-                    failure => {
-                        if std::env::var("CI").is_ok_and(|v| v == "true") {
-                            panic!("PostgreSQL must be reachable in CI at {admin}: {failure:?}");
-                        }
-                        eprintln!(
-                            "notice: PostgreSQL is not reachable at {admin}; skipping the PostgreSQL half"
-                        );
-                        return None;
-                    }
-                };
+                let pool = sqlx::PgPool::connect(&admin)
+                    .await
+                    .expect("connect to PostgreSQL");
                 let name = format!("commerce_test_{}", random_name());
                 sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
                     .execute(&pool)
@@ -107,7 +94,7 @@ impl TestDb {
                     .rsplit_once('/')
                     .map_or(admin.as_str(), |(b, _)| b)
                     .to_owned();
-                Some(Self {
+                Self {
                     url: format!("{base}/{name}"),
                     backend,
                     encryption_key: Some(storage::secret_box::encode_key(
@@ -115,7 +102,7 @@ impl TestDb {
                     )),
                     _dir: None,
                     postgres_name: Some(name),
-                })
+                }
             }
         }
     }
@@ -278,23 +265,20 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub async fn start(backend: Backend) -> Option<Self> {
+    pub async fn start(backend: Backend) -> Self {
         Self::start_with(backend, |_| {}).await
     }
 
     /// Starts with the test defaults changed by `configure`.
-    pub async fn start_with(
-        backend: Backend,
-        configure: impl FnOnce(&mut ServeConfig),
-    ) -> Option<Self> {
-        let db = Arc::new(TestDb::create(backend).await?);
+    pub async fn start_with(backend: Backend, configure: impl FnOnce(&mut ServeConfig)) -> Self {
+        let db = Arc::new(TestDb::create(backend).await);
         let mut config = ServeConfig::defaults();
         config.listen = "127.0.0.1:0".parse().expect("loopback address");
         config.database_url = db.url.clone();
         config.db_max_connections = 4;
         config.count_queries = true;
         configure(&mut config);
-        Some(Self::start_on(db, config).await)
+        Self::start_on(db, config).await
     }
 
     /// Starts another server on the same database (a second node).

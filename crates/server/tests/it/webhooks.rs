@@ -34,7 +34,7 @@ on_both_backends!(
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
 /// subscriptions fail after three failed attempts in a row.
-async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+async fn hub(backend: Backend) -> (TestServer, Arc<ManualClock>, Receiver) {
     hub_with(backend, 3, Duration::from_secs(1)).await
 }
 
@@ -44,7 +44,7 @@ async fn hub_with(
     backend: Backend,
     max_errors: u32,
     timeout: Duration,
-) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+) -> (TestServer, Arc<ManualClock>, Receiver) {
     hub_configured(backend, move |c| {
         c.webhook_timeout = timeout;
         c.webhook_policy = domain::webhook::FailurePolicy {
@@ -60,7 +60,7 @@ async fn hub_with(
 async fn hub_configured(
     backend: Backend,
     configure: impl FnOnce(&mut ServeConfig),
-) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+) -> (TestServer, Arc<ManualClock>, Receiver) {
     let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
     let manual = clock.clone();
     let s = TestServer::start_with(backend, move |c| {
@@ -71,8 +71,8 @@ async fn hub_configured(
         c.access_token_ttl = Duration::from_secs(30 * 86_400);
         configure(c);
     })
-    .await?;
-    Some((s, clock, Receiver::start().await))
+    .await;
+    (s, clock, Receiver::start().await)
 }
 
 async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
@@ -124,9 +124,7 @@ async fn settled_status(s: &TestServer, token: &str, id: &Value, from: &str) -> 
 }
 
 async fn the_handshake_decides_activation(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let created = subscribe(
         &s,
@@ -218,9 +216,7 @@ async fn the_handshake_decides_activation(backend: Backend) {
 }
 
 async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let [all, created_only, not_mine, orders] = active_subscriptions(
         &s,
@@ -363,9 +359,7 @@ fn assert_signed_once(delivery: &Received, webhook: &Value) {
 }
 
 async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let [orders, shipped_only, products, not_mine] = active_subscriptions(
         &s,
@@ -530,9 +524,7 @@ async fn attempts_recorded(s: &TestServer, count: usize) {
 }
 
 async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
-    let Some((s, clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
@@ -636,9 +628,7 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
 
 async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backend: Backend) {
     // Failures never fail the subscription here, so that a delivery runs out of attempts.
-    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 100, Duration::from_secs(1)).await;
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
@@ -832,9 +822,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
 }
 
 async fn subscriptions_are_checked_and_scoped(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
     let cases = [
@@ -976,9 +964,7 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
 /// `::ffff:127.0.0.1`, which is a connection to 127.0.0.1 itself, and nothing that reaches
 /// 127.x through a translator, relay or tunnel.
 async fn targets_must_be_globally_reachable_however_written(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
     let refused = [
@@ -1124,9 +1110,7 @@ async fn act_on(s: &TestServer, token: &str, webhook: &Value, action: &str, expe
 }
 
 async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     // The sentinel hears the same changes: once it has, the dispatcher has had the
     // disabled subscription's deliveries (made in the same transactions) to send.
@@ -1191,17 +1175,14 @@ async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Bac
 /// Failed and disabled subscriptions keep the newest `webhook_max_backlog` deliveries
 /// parked; the older ones are skipped, shown in the history, and replayable.
 async fn parked_backlogs_keep_their_newest_and_skip_the_rest_replayably(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_configured(backend, |c| {
+    let (s, clock, receiver) = hub_configured(backend, |c| {
         c.webhook_max_backlog = 3;
         c.webhook_policy = domain::webhook::FailurePolicy {
             max_errors: 1,
             max_exhausted: 3,
         };
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let token = s.owner_token().await;
     // One failed attempt fails a subscription: this one's first delivery is owed.
     let [failed] = active_subscriptions(
@@ -1334,9 +1315,7 @@ fn arrivals(receiver: &Receiver) -> Vec<(i64, String)> {
 }
 
 async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 100, Duration::from_secs(1)).await;
     let token = s.owner_token().await;
     let webhook = subscribe(
         &s,
@@ -1419,9 +1398,7 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
 
 async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
     // Requests may take ten seconds: longer than the test waits for the fast target.
-    let Some((s, _clock, fast)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
-        return;
-    };
+    let (s, _clock, fast) = hub_with(backend, 3, Duration::from_secs(10)).await;
     let slow = Receiver::start().await;
     let token = s.owner_token().await;
     let slow_hook = subscribe(
@@ -1468,9 +1445,7 @@ async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
 }
 
 async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     receiver.answer_always(Reply::ok().delayed(Duration::from_millis(20)));
@@ -1516,9 +1491,7 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
 }
 
 async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 3, Duration::from_secs(10)).await;
     let token = s.owner_token().await;
     let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     // The first attempt hangs while its claim (60 s) runs out on the clock; the claim is

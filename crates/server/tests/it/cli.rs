@@ -11,7 +11,7 @@ use tokio::net::TcpStream;
 use crate::binary::{commerce, demo_owner_token, seed_demo, sigkill, sigterm, spawn_serve};
 use crate::on_both_backends;
 use crate::receiver::{Receiver, Reply};
-use crate::support::{TestDb, TestServer, access_token, json};
+use crate::support::{TestDb, TestServer, access_token, eventually, json};
 
 on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
@@ -290,9 +290,15 @@ async fn a_request_in_flight_when_sigterm_arrives_completes(db: TestDb) {
     stream.write_all(request.as_bytes()).await.unwrap();
     stream.write_all(head).await.unwrap();
     stream.flush().await.unwrap();
+    // Time for the server to take the connection and start reading the request: the
+    // fault is a signal arriving mid-request, and nothing outside shows that moment.
     tokio::time::sleep(Duration::from_millis(300)).await;
     sigterm(&child).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The rest is sent once the server is shutting down, i.e. refuses new connections.
+    eventually("the server to stop accepting connections", || async {
+        TcpStream::connect(&address).await.is_err().then_some(())
+    })
+    .await;
     stream.write_all(tail).await.unwrap();
     let mut answer = String::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_string(&mut answer))
@@ -623,7 +629,12 @@ async fn the_webhook_error_limit_flag_fails_a_subscription_sooner(db: TestDb) {
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Its delivery is parked in the outbox (made in the product's transaction): nothing
+    // is due for it, however long one waits.
+    let due = db
+        .due_deliveries(created["id"].as_i64(), domain::Timestamp::MAX.as_micros())
+        .await;
+    assert_eq!(due, 0, "a delivery is due to a failed subscription");
     assert_eq!(receiver.deliveries().len(), 2);
     sigkill(&mut child).await;
 }

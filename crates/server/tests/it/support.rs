@@ -15,8 +15,10 @@ pub enum Backend {
 }
 
 mod fixture;
+mod outbox;
 
 pub use fixture::run;
+pub use outbox::eventually;
 
 /// Generates, for each named `async fn name(arg: A)`, a module `name` with one test per
 /// backend. The argument is made before the test runs (see [`Fixture`]): `s: TestServer`

@@ -14,7 +14,7 @@ use server::ServeConfig;
 
 use crate::on_both_backends;
 use crate::receiver::{Pong, Received, Receiver, Reply};
-use crate::support::{Backend, TestServer, error_fields, item_ids};
+use crate::support::{Backend, TestServer, error_fields, eventually, item_ids};
 
 on_both_backends!(
     the_handshake_decides_activation,
@@ -249,8 +249,8 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
             r.iter().filter(|x| !x.is_ping()).count() >= 3
         })
         .await;
-    // Give a wrongly fanned-out delivery time to arrive before counting.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A wrongly fanned-out delivery would be in the outbox, and sent before it settles.
+    s.deliveries_settled().await;
     let deliveries = receiver.deliveries();
     let paths: Vec<(String, String)> = deliveries
         .iter()
@@ -319,7 +319,7 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
             json!({"title": "Elsewhere", "price": 1, "shop_ids": [s.demo.shops[1].id]}),
         )
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    s.deliveries_settled().await;
     assert!(
         receiver
             .deliveries()
@@ -422,8 +422,9 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
             |r| r.iter().filter(|x| !x.is_ping()).count() >= expected,
         )
         .await;
-    // Give a wrongly fanned-out or repeated delivery time to arrive before counting.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A wrongly fanned-out or repeated delivery would be in the outbox, and sent before
+    // it settles.
+    s.deliveries_settled().await;
     let deliveries = receiver.deliveries();
     let to = |webhook: &Value| -> Vec<Received> {
         deliveries
@@ -551,7 +552,12 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     );
     // A retry waits for its time (here the Retry-After, longer than the 10 s step).
     clock.advance_secs(60);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let now = clock.now().as_micros();
+    assert_eq!(
+        s.db.due_deliveries(webhook["id"].as_i64(), now).await,
+        0,
+        "not due before Retry-After"
+    );
     assert_eq!(receiver.deliveries().len(), 1, "not before Retry-After");
     clock.advance_secs(61);
     receiver
@@ -570,7 +576,7 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     // A success resets the count; then three failures in a row fail the subscription.
     receiver.answer_next(Reply::ok());
     after_retries(&s, &clock, &receiver, 3).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let (_, reset) = s.get_json(&path, &token).await;
     assert_eq!(reset["error_count"], 0);
     s.create_product(&token, json!({"title": "Two", "price": 1}))
@@ -591,7 +597,10 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     // While failed, nothing is sent.
     let sent = receiver.deliveries().len();
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Its deliveries are parked: none is due, however late it is.
+    let now = clock.now().as_micros();
+    assert_eq!(s.db.due_deliveries(webhook["id"].as_i64(), now).await, 0);
+    s.deliveries_settled().await;
     assert_eq!(receiver.deliveries().len(), sent);
     // 410 disables at once, with no further attempt. (The ping is answered before the
     // subscription exists: the dispatcher sends it at once.)
@@ -621,7 +630,9 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     };
     let before = to_gone(&receiver.received());
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let now = clock.now().as_micros();
+    assert_eq!(s.db.due_deliveries(gone["id"].as_i64(), now).await, 0);
+    s.deliveries_settled().await;
     assert_eq!(to_gone(&receiver.received()), before);
     assert_eq!(before, 1);
 }
@@ -674,7 +685,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
             r.iter().filter(|x| !x.is_ping()).count() >= 2
         })
         .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let titles: Vec<Value> = receiver
         .deliveries()
         .iter()
@@ -778,7 +789,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     for count in 6..=12 {
         after_retries(&s, &clock, &receiver, count).await;
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let (_, failed) = s
         .get_json(&format!("{path}/deliveries?status=failed"), &token)
         .await;
@@ -793,7 +804,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
         (json!("active"), json!(8))
     );
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     assert_eq!(receiver.deliveries().len(), 12, "no ninth attempt");
     receiver.answer_always(Reply::ok());
     let (status, replay) = s
@@ -1357,7 +1368,22 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
     receiver
         .wait_until("B", |r| r.iter().filter(|x| !x.is_ping()).count() >= 2)
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // B, made after A's updates, went out: a claim since then would have taken them had
+    // they been free to go. Once B is recorded, they are still untried.
+    let delivery_of = |item: i64| {
+        format!(
+            "SELECT COUNT(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id \
+             WHERE d.webhook_id = {} AND e.item_id = {item}",
+            webhook["id"]
+        )
+    };
+    eventually("B's delivery to be recorded", || async {
+        let sql = format!("{} AND d.status = 'succeeded'", delivery_of(b));
+        (s.db.scalar(&sql).await == 1).then_some(())
+    })
+    .await;
+    let untried = format!("{} AND d.attempts = 0", delivery_of(a));
+    assert_eq!(s.db.scalar(&untried).await, 2, "A's updates are held back");
     assert_eq!(
         arrivals(&receiver),
         [
@@ -1472,15 +1498,8 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
         .get_json(&format!("/v2/webhooks/{}", hook["id"]), &token)
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    // What was in flight lands; nothing else is sent, and nothing of it is left.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let sent = receiver.deliveries().len();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(
-        receiver.deliveries().len(),
-        sent,
-        "deliveries after deletion"
-    );
+    // Nothing of it is left to claim; what was in flight lands, and nothing else is sent:
+    // the count stays put across two later deliveries through the same dispatcher.
     let left =
         s.db.scalar(&format!(
             "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = {}",
@@ -1488,6 +1507,30 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
         ))
         .await;
     assert_eq!(left, 0);
+    receiver.answer_always(Reply::ok());
+    let probe = subscribed_to_products(&s, &token, receiver.url("/probe")).await;
+    let to_hook = |r: &[Received]| {
+        r.iter()
+            .filter(|d| !d.is_ping() && webhook_of(d) == hook["id"])
+            .count()
+    };
+    let mut sent = Vec::new();
+    for title in ["Probe 1", "Probe 2"] {
+        s.create_product(&token, json!({"title": title, "price": 1}))
+            .await;
+        receiver
+            .wait_until(title, |r| {
+                r.iter().any(|d| {
+                    !d.is_ping()
+                        && webhook_of(d) == probe["id"]
+                        && d.json()["_embedded"]["item"]["title"] == title
+                })
+            })
+            .await;
+        s.deliveries_settled().await;
+        sent.push(to_hook(&receiver.received()));
+    }
+    assert_eq!(sent[0], sent[1], "deliveries after deletion");
 }
 
 async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Backend) {
@@ -1517,13 +1560,17 @@ async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Bac
     assert_eq!(sent[0].header("webhook-id"), sent[1].header("webhook-id"));
     assert_eq!(sent[0].header("x-hook-attempt"), Some("1"));
     assert_eq!(sent[1].header("x-hook-attempt"), Some("2"));
-    // Only the attempt made under the current claim counts.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    let (_, history) = s
-        .get_json(&format!("/v2/webhooks/{}/deliveries", hook["id"]), &token)
-        .await;
-    assert_eq!(history["total_items"], 1, "{history}");
-    let delivery = &history["_embedded"]["items"][0];
+    // Only the attempt made under the current claim counts (both recorded, the second
+    // once its answer came, 2 s after it was sent).
+    let history = history_until(&s, &token, &hook, "both attempts recorded", |h| {
+        h.len() == 1
+            && h[0]["status"] == "succeeded"
+            && h[0]["_embedded"]["attempts"]
+                .as_array()
+                .is_some_and(|a| a.len() == 2)
+    })
+    .await;
+    let delivery = &history[0];
     assert_eq!(delivery["status"], "succeeded", "{delivery}");
     assert_eq!(delivery["attempts"], 2, "{delivery}");
     let attempts = delivery["_embedded"]["attempts"].as_array().unwrap();

@@ -60,16 +60,15 @@ async fn postgres_reachable() -> bool {
     *REACHABLE
         .get_or_init(|| async {
             let admin = postgres_admin_url();
+            // One attempt (a pool would retry a refused connection until it times out).
             let attempt = tokio::time::timeout(
                 std::time::Duration::from_secs(5),
-                sqlx::postgres::PgPoolOptions::new()
-                    .max_connections(1)
-                    .connect(&admin),
+                <sqlx::PgConnection as sqlx::Connection>::connect(&admin),
             )
             .await;
             match attempt {
-                Ok(Ok(pool)) => {
-                    pool.close().await;
+                Ok(Ok(connection)) => {
+                    let _ = sqlx::Connection::close(connection).await;
                     true
                 }
                 failure => {

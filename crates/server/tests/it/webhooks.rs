@@ -1382,7 +1382,10 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
         (s.db.scalar(&sql).await == 1).then_some(())
     })
     .await;
-    let untried = format!("{} AND d.attempts = 0", delivery_of(a));
+    let untried = format!(
+        "{} AND d.status = 'pending' AND d.attempts = 0 AND d.lease_owner IS NULL",
+        delivery_of(a)
+    );
     assert_eq!(s.db.scalar(&untried).await, 2, "A's updates are held back");
     assert_eq!(
         arrivals(&receiver),

@@ -1,5 +1,6 @@
-//! The test harness: a real server on a random loopback port over a fresh database of
-//! either backend, seeded with the demo data, and a client for it.
+//! The test harness: a real server on a random loopback port over its own database of
+//! either backend (a copy of a template holding the demo data, or an empty one), and a
+//! client for it.
 
 use std::sync::Arc;
 
@@ -22,9 +23,15 @@ pub use fixture::run;
 pub use outbox::eventually;
 
 /// Generates, for each named `async fn name(arg: A)`, a module `name` with one test per
-/// backend. The argument is made before the test runs (see [`Fixture`]): `s: TestServer`
-/// (started, default configuration, demo data), `db: TestDb` (empty) or `backend: Backend`
-/// (the test starts what it needs). An unreachable PostgreSQL skips the test there.
+/// backend. The argument is made before the test runs (see [`fixture::Fixture`]): `s:
+/// TestServer` (started, default configuration, demo data), `db: TestDb` (empty) or
+/// `backend: Backend` (the test starts what it needs). An unreachable PostgreSQL skips the
+/// test there, before it runs.
+///
+/// A test of the older form, `async fn name(backend: Backend)` opening with `let Some(s) =
+/// TestServer::start(backend).await else { return };`, becomes `async fn name(s:
+/// TestServer)` without that line; with `start_with`, it keeps `backend` and drops only the
+/// `Some(…)`/`else { return }`.
 #[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),+ $(,)?) => {

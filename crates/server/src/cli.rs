@@ -488,7 +488,7 @@ async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
             None
         } else {
             let secret_box = serve::open_secret_box(&db, &config).await?;
-            Some(seed::demo(&db, &secret_box, &SystemClock).await?)
+            Some(seed::demo(&db, &secret_box, config.clock.as_ref()).await?)
         }
     } else {
         None

@@ -1,19 +1,21 @@
 //! Rate limits: a token bucket per access token (per client IP for unauthenticated
 //! requests). Every answer carries the IETF `RateLimit-Policy`/`RateLimit` headers and the
 //! customary `X-RateLimit-*` ones (`X-RateLimit-Reset` in epoch seconds); an empty bucket
-//! answers 429 with `Retry-After`. Buckets live in this process.
+//! answers 429 with `Retry-After`. Buckets live in this process and refill on the
+//! server's clock (`AppState.clock`), so a test can move time on instead of waiting.
 
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::net::SocketAddr;
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use domain::Timestamp;
 
 use super::auth::Authentication;
 use super::error::ApiError;
@@ -29,7 +31,7 @@ pub struct RateLimitConfig {
 #[derive(Debug)]
 struct Bucket {
     tokens: f64,
-    updated: Instant,
+    updated: Timestamp,
 }
 
 /// The outcome of taking one request from a bucket.
@@ -65,7 +67,9 @@ impl RateLimiter {
         f64::from(self.config.quota) / self.config.window.as_secs_f64().max(0.001)
     }
 
-    pub fn check(&self, key: &str, now: Instant) -> Decision {
+    /// Takes one request from `key`'s bucket at `now` (a clock that goes back refills
+    /// nothing).
+    pub fn check(&self, key: &str, now: Timestamp) -> Decision {
         let capacity = f64::from(self.config.quota);
         let rate = self.rate_per_sec();
         let mut hasher = DefaultHasher::new();
@@ -75,15 +79,13 @@ impl RateLimiter {
             .lock()
             .expect("rate limit shard lock is never poisoned");
         if buckets.len() > SHARD_SWEEP_THRESHOLD {
-            buckets.retain(|_, b| {
-                b.tokens + now.saturating_duration_since(b.updated).as_secs_f64() * rate < capacity
-            });
+            buckets.retain(|_, b| b.tokens + secs_between(b.updated, now) * rate < capacity);
         }
         let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
             tokens: capacity,
             updated: now,
         });
-        let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
+        let elapsed = secs_between(bucket.updated, now);
         bucket.tokens = (bucket.tokens + elapsed * rate).min(capacity);
         bucket.updated = now;
         let allowed = bucket.tokens >= 1.0;
@@ -106,12 +108,11 @@ impl RateLimiter {
         }
     }
 
-    fn set_headers(&self, headers: &mut HeaderMap, decision: &Decision) {
+    fn set_headers(&self, headers: &mut HeaderMap, decision: &Decision, now: Timestamp) {
         let quota = self.config.quota;
         let window = self.config.window.as_secs().max(1);
-        let epoch_reset = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
+        let epoch_reset = u64::try_from(now.as_secs())
+            .unwrap_or(0)
             .saturating_add(decision.reset_secs);
         let mut set = |name: &'static str, value: String| {
             if let Ok(v) = HeaderValue::from_str(&value) {
@@ -133,6 +134,12 @@ impl RateLimiter {
         set("x-ratelimit-remaining", decision.remaining.to_string());
         set("x-ratelimit-reset", epoch_reset.to_string());
     }
+}
+
+/// Seconds from `earlier` to `later`, never negative.
+fn secs_between(earlier: Timestamp, later: Timestamp) -> f64 {
+    let micros = later.as_micros().saturating_sub(earlier.as_micros()).max(0);
+    micros as f64 / 1_000_000.0
 }
 
 /// Operational endpoints are never limited: probes must not be refused.
@@ -159,13 +166,14 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         }
     };
     let limiter = &state.limiter;
-    let decision = limiter.check(&key, Instant::now());
+    let now = state.clock.now();
+    let decision = limiter.check(&key, now);
     let mut response = if decision.allowed {
         next.run(request).await
     } else {
         ApiError::too_many_requests(decision.retry_after_secs).into_response()
     };
-    limiter.set_headers(response.headers_mut(), &decision);
+    limiter.set_headers(response.headers_mut(), &decision, now);
     response
 }
 
@@ -179,7 +187,7 @@ mod tests {
             quota: 3,
             window: Duration::from_secs(3),
         });
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_secs(1_700_000_000);
         for expected_remaining in [2, 1, 0] {
             let d = limiter.check("k", t0);
             assert!(d.allowed);
@@ -191,8 +199,19 @@ mod tests {
         assert_eq!(refused.reset_secs, 3);
         assert!(limiter.check("other", t0).allowed, "buckets are per key");
         assert!(
-            limiter.check("k", t0 + Duration::from_secs(1)).allowed,
+            limiter.check("k", t0.plus_secs(1)).allowed,
             "one token back after a second"
         );
+    }
+
+    #[test]
+    fn a_clock_that_goes_back_refills_nothing() {
+        let limiter = RateLimiter::new(RateLimitConfig {
+            quota: 1,
+            window: Duration::from_secs(1),
+        });
+        let t0 = Timestamp::from_secs(1_700_000_000);
+        assert!(limiter.check("k", t0).allowed);
+        assert!(!limiter.check("k", t0.plus_secs(-5)).allowed);
     }
 }

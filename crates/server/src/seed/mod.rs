@@ -17,7 +17,7 @@ use crate::accounts::{NewUserRequest, create_app, create_user};
 
 pub mod catalog;
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DemoData {
     pub account_id: i64,
     pub user: DemoUser,
@@ -26,24 +26,24 @@ pub struct DemoData {
     pub shops: Vec<DemoShop>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DemoUser {
     pub email: String,
     pub password: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DemoApp {
     pub client_id: String,
     pub client_secret: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DemoSeller {
     pub id: i64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct DemoShop {
     pub id: i64,
     pub subdomain: String,

@@ -2,7 +2,7 @@
 //! (the same flow runs in a real headless browser in `browser.rs`).
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{TestServer, json};
 use reqwest::{Client, Response, StatusCode};
 
 on_both_backends!(
@@ -129,10 +129,7 @@ pub fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
         .map(|(_, v)| v.clone())
 }
 
-async fn az_code_flow_with_login_consent_and_pkce(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn az_code_flow_with_login_consent_and_pkce(s: TestServer) {
     let browser = cookie_jar_browser();
     let redirect = "http://127.0.0.1:8000/callback";
     let challenge = oauth::pkce::s256(VERIFIER);
@@ -194,10 +191,7 @@ async fn az_code_flow_with_login_consent_and_pkce(backend: Backend) {
     assert_eq!(again.status(), StatusCode::OK);
 }
 
-async fn az_02_03_04_07_requests_that_never_redirect(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn az_02_03_04_07_requests_that_never_redirect(s: TestServer) {
     let browser = cookie_jar_browser();
     let id = s.demo.app.client_id.clone();
     let never_redirect = |response: &Response| {
@@ -241,10 +235,7 @@ async fn az_02_03_04_07_requests_that_never_redirect(backend: Backend) {
     assert_eq!(response.status(), StatusCode::SEE_OTHER, "on to sign-in");
 }
 
-async fn az_06_08_09_10_11_errors_go_back_to_the_client(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn az_06_08_09_10_11_errors_go_back_to_the_client(s: TestServer) {
     let browser = cookie_jar_browser();
     let id = s.demo.app.client_id.clone();
     let redirect = "http://127.0.0.1:8000/callback";
@@ -370,10 +361,7 @@ async fn az_06_08_09_10_11_errors_go_back_to_the_client(backend: Backend) {
     );
 }
 
-async fn az_12_13_15_16_17_page_protections(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn az_12_13_15_16_17_page_protections(s: TestServer) {
     let browser = cookie_jar_browser();
     let url = authorize_url(&s, &s.demo.app.client_id, &[("response_type", "code")]);
     let html = consent(&s, &browser, &url).await;
@@ -467,10 +455,7 @@ async fn az_12_13_15_16_17_page_protections(backend: Backend) {
     assert!(response.text().await.unwrap().contains("wrong"));
 }
 
-async fn im_01_02_04_05_implicit_grant(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn im_01_02_04_05_implicit_grant(s: TestServer) {
     let browser = cookie_jar_browser();
     let (implicit_id, _) = s
         .register(
@@ -541,10 +526,7 @@ async fn im_01_02_04_05_implicit_grant(backend: Backend) {
     );
 }
 
-async fn md_01_to_09_metadata_lists_what_is_served(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn md_01_to_09_metadata_lists_what_is_served(s: TestServer) {
     let response = s
         .client
         .get(s.url("/.well-known/oauth-authorization-server"))

@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 
 use crate::authorize::{VERIFIER, authorize_url};
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{TestServer, json};
 use crate::webdriver::Browser;
 
 on_both_backends!(authorization_code_flow_in_chromium);
@@ -24,10 +24,7 @@ async fn callback_receiver() -> String {
     format!("http://{address}/callback")
 }
 
-async fn authorization_code_flow_in_chromium(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn authorization_code_flow_in_chromium(s: TestServer) {
     let Some(browser) = Browser::start().await else {
         return;
     };

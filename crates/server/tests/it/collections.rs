@@ -6,7 +6,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, item_ids};
+use crate::support::{TestServer, error_fields, item_ids};
 
 on_both_backends!(
     manual_collections_hold_what_is_put_in_them,
@@ -37,10 +37,7 @@ async fn members(s: &TestServer, token: &str, id: &Value) -> (Vec<i64>, Vec<i64>
     (item_ids(&listed), item_ids(&filtered))
 }
 
-async fn manual_collections_hold_what_is_put_in_them(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn manual_collections_hold_what_is_put_in_them(s: TestServer) {
     let token = s.owner_token().await;
     let collection = create(
         &s,
@@ -182,10 +179,7 @@ async fn manual_collections_hold_what_is_put_in_them(backend: Backend) {
     assert_eq!(product["collection_ids"], json!([]));
 }
 
-async fn smart_collections_follow_their_rules(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn smart_collections_follow_their_rules(s: TestServer) {
     let token = s.owner_token().await;
     let cheap_sale = s
         .create_product(
@@ -341,10 +335,7 @@ async fn smart_collections_follow_their_rules(backend: Backend) {
     assert_eq!(both["total_items"], 3);
 }
 
-async fn collection_input_is_checked(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn collection_input_is_checked(s: TestServer) {
     let token = s.owner_token().await;
     let (status, body) = s
         .call(

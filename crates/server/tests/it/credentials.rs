@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::authorize::{cookie_jar_browser, hidden};
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, json};
+use crate::support::{TestServer, error_fields, json};
 
 on_both_backends!(
     pat_01_02_03_05_10_personal_tokens_on_the_page,
@@ -65,10 +65,7 @@ pub fn code_with_id<'a>(html: &'a str, id: &str) -> &'a str {
     &html[start..start + html[start..].find('<').unwrap()]
 }
 
-async fn pat_01_02_03_05_10_personal_tokens_on_the_page(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn pat_01_02_03_05_10_personal_tokens_on_the_page(s: TestServer) {
     let (browser, page) = signed_in(&s, &s.demo.user.email, &s.demo.user.password).await;
     let csrf = hidden(&page, "csrf");
     // PAT-01: created with a name, an expiry and scopes; the value shown once.
@@ -180,10 +177,7 @@ async fn pat_01_02_03_05_10_personal_tokens_on_the_page(backend: Backend) {
     assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
 
-async fn apps_registered_on_the_page(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn apps_registered_on_the_page(s: TestServer) {
     let (browser, page) = signed_in(&s, &s.demo.user.email, &s.demo.user.password).await;
     let csrf = hidden(&page, "csrf");
     let form = [
@@ -236,10 +230,7 @@ async fn apps_registered_on_the_page(backend: Backend) {
     assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
 }
 
-async fn personal_tokens_and_apps_as_json(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn personal_tokens_and_apps_as_json(s: TestServer) {
     let owner = s.owner_token().await;
     let post = |path: &'static str, token: String, body: Value| {
         let request = s.request(Method::POST, path, &token).json(&body);

@@ -11,7 +11,7 @@ use crate::authorize::{
 };
 use crate::credentials::{code_with_id, signed_in};
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, access_token, error_fields, expect_error, json};
+use crate::support::{TestServer, access_token, error_fields, expect_error, json};
 
 on_both_backends!(
     tokens_without_the_credentials_scopes_are_refused,
@@ -185,10 +185,7 @@ async fn owner_token_with(s: &TestServer, scope: &str) -> String {
         .await
 }
 
-async fn tokens_without_the_credentials_scopes_are_refused(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn tokens_without_the_credentials_scopes_are_refused(s: TestServer) {
     let existing = existing_credentials(&s).await;
     // A read-only token, a public one, and `admin` alone: none names a credentials scope.
     for scope in ["products.read", "public", "admin", "admin,public"] {
@@ -286,10 +283,7 @@ async fn authorization_error(s: &TestServer, client_id: &str, params: &[(&str, &
     param(&pairs, "error").unwrap_or_else(|| panic!("an error: {back}"))
 }
 
-async fn third_party_apps_never_obtain_the_credentials_scopes(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn third_party_apps_never_obtain_the_credentials_scopes(s: TestServer) {
     let existing = existing_credentials(&s).await;
     let account = Some(s.demo.account_id);
     for registered in ["admin", EVERY_AREA_SCOPE] {
@@ -392,10 +386,7 @@ async fn make_token(s: &TestServer, token: &str, scopes: &str) -> (StatusCode, V
     .await
 }
 
-async fn a_personal_token_is_no_wider_than_its_maker(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn a_personal_token_is_no_wider_than_its_maker(s: TestServer) {
     let maker = owner_token_with(&s, "credentials.write products.read").await;
     // Within the maker's scopes: made, and it works.
     let (status, made) = make_token(&s, &maker, "products.read").await;
@@ -461,10 +452,7 @@ async fn a_personal_token_is_no_wider_than_its_maker(backend: Backend) {
     expect_error(status, &body, StatusCode::FORBIDDEN, "insufficient_scope");
 }
 
-async fn only_operators_register_apps_with_credentials_scopes(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn only_operators_register_apps_with_credentials_scopes(s: TestServer) {
     let owner = s.owner_token().await;
     for scopes in ["shops.read,credentials.read", "admin,credentials.write"] {
         let (status, body) = s

@@ -54,12 +54,9 @@ fn mode_of(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
 
-async fn the_encryption_key_lives_outside_the_database(backend: Backend) {
-    let Some(db) = TestDb::create(backend).await else {
-        return;
-    };
+async fn the_encryption_key_lives_outside_the_database(db: TestDb) {
     let dir = tempfile::tempdir().unwrap();
-    match backend {
+    match db.backend {
         Backend::Sqlite => {
             run(&["seed", "--demo", "--json"], &db.url, &[]).await;
             // A key file beside the database, readable by its owner alone.
@@ -306,13 +303,10 @@ async fn listed_encryption_keys(url: &str, keys: &[&str]) -> Vec<String> {
         .collect()
 }
 
-async fn rotating_the_key_file_keeps_every_secret_readable(backend: Backend) {
-    let Some(db) = TestDb::create(backend).await else {
-        return;
-    };
+async fn rotating_the_key_file_keeps_every_secret_readable(db: TestDb) {
     let dir = tempfile::tempdir().unwrap();
     // SQLite keeps its key file beside the database; PostgreSQL nodes are given one.
-    let (file, key_args) = match backend {
+    let (file, key_args) = match db.backend {
         Backend::Sqlite => (key_file_of(&db), Vec::new()),
         Backend::Postgres => {
             let file = dir.path().join("commerce.key");
@@ -376,10 +370,7 @@ async fn rotating_the_key_file_keeps_every_secret_readable(backend: Backend) {
     assert!(line.contains("does not have"), "{line}");
 }
 
-async fn configured_keys_rotate_by_resealing(backend: Backend) {
-    let Some(db) = TestDb::create(backend).await else {
-        return;
-    };
+async fn configured_keys_rotate_by_resealing(db: TestDb) {
     let dir = tempfile::tempdir().unwrap();
     let generate = || async {
         commerce(&["keys", "generate"])

@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, expect_error, json};
+use crate::support::{TestServer, error_fields, expect_error, json};
 
 on_both_backends!(replays_create_only_one_and_refuse_a_different_request);
 
@@ -21,10 +21,7 @@ async fn post(s: &TestServer, token: &str, key: &str, body: Value) -> reqwest::R
     .unwrap()
 }
 
-async fn replays_create_only_one_and_refuse_a_different_request(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn replays_create_only_one_and_refuse_a_different_request(s: TestServer) {
     let token = s.owner_token().await;
     let body = json!({"subdomain": "once-only", "name": "Once"});
     let first = post(&s, &token, "key-1", body.clone()).await;

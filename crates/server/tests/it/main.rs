@@ -1,5 +1,5 @@
 //! Black-box tests over real HTTP: each test starts the server on a random loopback port
-//! with a fresh database, once on SQLite and once on PostgreSQL.
+//! with a database of its own, once on SQLite and once on PostgreSQL.
 
 mod binary;
 mod receiver;

@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, assert_error, error_fields, item_ids, json};
+use crate::support::{TestServer, assert_error, error_fields, item_ids, json};
 
 on_both_backends!(
     create_read_and_list_with_priced_snapshot_lines,
@@ -109,10 +109,7 @@ async fn orders_in_db(s: &TestServer) -> i64 {
     s.db.scalar("SELECT COUNT(*) FROM orders").await
 }
 
-async fn create_read_and_list_with_priced_snapshot_lines(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn create_read_and_list_with_priced_snapshot_lines(s: TestServer) {
     let token = s.owner_token().await;
     let ids = variants_of_new_product(
         &s,
@@ -303,10 +300,7 @@ async fn create_read_and_list_with_priced_snapshot_lines(backend: Backend) {
     }
 }
 
-async fn list_filters_sort_and_pages_at_a_constant_cost(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn list_filters_sort_and_pages_at_a_constant_cost(s: TestServer) {
     let token = s.owner_token().await;
     let (_, variant) = stocked(&s, &token, "LIST", 100, 100).await;
     let mut orders = Vec::new();
@@ -403,10 +397,7 @@ async fn list_filters_sort_and_pages_at_a_constant_cost(backend: Backend) {
     assert!(all <= 6, "{all} queries");
 }
 
-async fn invalid_orders_are_refused_and_write_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn invalid_orders_are_refused_and_write_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let (_, variant) = stocked(&s, &token, "OK", 100, 5).await;
     // A product only in the second shop, and one priced in another currency.
@@ -527,10 +518,7 @@ async fn invalid_orders_are_refused_and_write_nothing(backend: Backend) {
     assert_eq!(first["code"], "1001");
 }
 
-async fn the_state_machine_moves_stock_and_records_each_move(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn the_state_machine_moves_stock_and_records_each_move(s: TestServer) {
     let token = s.owner_token().await;
     let (product, variant) = stocked(&s, &token, "FSM", 250, 5).await;
     let (other_product, backordered) = {
@@ -711,10 +699,7 @@ async fn the_state_machine_moves_stock_and_records_each_move(backend: Backend) {
     }
 }
 
-async fn checkout_edits_reprice_and_later_edits_are_limited(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn checkout_edits_reprice_and_later_edits_are_limited(s: TestServer) {
     let token = s.owner_token().await;
     let (_, cheap) = stocked(&s, &token, "CHEAP", 100, 10).await;
     let (_, dear) = stocked(&s, &token, "DEAR", 1000, 10).await;
@@ -801,10 +786,7 @@ async fn checkout_edits_reprice_and_later_edits_are_limited(backend: Backend) {
     assert_eq!(s.event_count("orders.updated").await, 2);
 }
 
-async fn concurrent_placements_never_oversell(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn concurrent_placements_never_oversell(s: TestServer) {
     let s = Arc::new(s);
     let token = s.owner_token().await;
     const STOCK: i64 = 5;
@@ -847,10 +829,7 @@ async fn concurrent_placements_never_oversell(backend: Backend) {
     assert_eq!(list["total_items"], STOCK);
 }
 
-async fn other_accounts_and_missing_scopes_see_and_change_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn other_accounts_and_missing_scopes_see_and_change_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let (_, variant) = stocked(&s, &token, "MINE", 100, 10).await;
     let order = new_order(&s, &token, json!({"lines": [{"variant_id": variant}]})).await;
@@ -922,10 +901,7 @@ async fn other_accounts_and_missing_scopes_see_and_change_nothing(backend: Backe
     assert_eq!(unchanged["updated_on"], order["updated_on"]);
 }
 
-async fn catalog_changes_leave_orders_as_they_were(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn catalog_changes_leave_orders_as_they_were(s: TestServer) {
     let token = s.owner_token().await;
     let (product, variant) = stocked(&s, &token, "SNAP", 400, 10).await;
     let order = new_order(
@@ -998,10 +974,7 @@ async fn catalog_changes_leave_orders_as_they_were(backend: Backend) {
     assert_eq!(error_fields(&refused), ["lines[0].variant_id"]);
 }
 
-async fn etags_and_if_match_guard_orders(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn etags_and_if_match_guard_orders(s: TestServer) {
     let token = s.owner_token().await;
     let (_, variant) = stocked(&s, &token, "TAG", 100, 10).await;
     let order = new_order(&s, &token, json!({"lines": [{"variant_id": variant}]})).await;

@@ -5,14 +5,11 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, item_ids};
+use crate::support::{TestServer, error_fields, item_ids};
 
 on_both_backends!(types_name_check_and_count_products);
 
-async fn types_name_check_and_count_products(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn types_name_check_and_count_products(s: TestServer) {
     let token = s.owner_token().await;
     let (status, shirts) = s
         .call(

@@ -5,7 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, assert_error, error_fields, json};
+use crate::support::{TestServer, assert_error, error_fields, json};
 
 on_both_backends!(
     create_with_variants_and_read_it_back,
@@ -20,10 +20,7 @@ on_both_backends!(
     a_failure_after_the_change_leaves_neither_change_nor_event,
 );
 
-async fn create_with_variants_and_read_it_back(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn create_with_variants_and_read_it_back(s: TestServer) {
     let token = s.owner_token().await;
     let response = s
         .request(Method::POST, "/v2/products", &token)
@@ -101,10 +98,7 @@ async fn create_with_variants_and_read_it_back(backend: Backend) {
     assert_eq!(recorded, 1, "the event names the product and its seller");
 }
 
-async fn defaults_and_derived_slugs(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn defaults_and_derived_slugs(s: TestServer) {
     let token = s.owner_token().await;
     let mug = s
         .create_product(&token, json!({"title": "Mug", "price": 500}))
@@ -152,10 +146,7 @@ async fn defaults_and_derived_slugs(backend: Backend) {
     assert_eq!(limited["shop_ids"], json!([headless]));
 }
 
-async fn invalid_input_is_refused_and_changes_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn invalid_input_is_refused_and_changes_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let other = s.seed_another_account().await;
     // Malformed JSON and a missing title are 400s.
@@ -273,10 +264,7 @@ async fn invalid_input_is_refused_and_changes_nothing(backend: Backend) {
     assert_eq!(s.event_count("products.created").await, 1);
 }
 
-async fn update_applies_changes_and_records_one_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn update_applies_changes_and_records_one_event(s: TestServer) {
     let token = s.owner_token().await;
     let product = s
         .create_product(
@@ -346,10 +334,7 @@ async fn update_applies_changes_and_records_one_event(backend: Backend) {
     );
 }
 
-async fn update_refuses_invalid_changes(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn update_refuses_invalid_changes(s: TestServer) {
     let token = s.owner_token().await;
     s.create_product(
         &token,
@@ -414,10 +399,7 @@ async fn update_refuses_invalid_changes(backend: Backend) {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
-async fn delete_keeps_counts_and_records_one_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn delete_keeps_counts_and_records_one_event(s: TestServer) {
     let token = s.owner_token().await;
     let (_, collection) = s
         .call(
@@ -467,10 +449,7 @@ async fn delete_keeps_counts_and_records_one_event(backend: Backend) {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
-async fn tokens_of_other_accounts_see_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn tokens_of_other_accounts_see_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let product = s
         .create_product(
@@ -523,10 +502,7 @@ async fn tokens_of_other_accounts_see_nothing(backend: Backend) {
     assert_eq!(error_fields(&body), ["seller_id"]);
 }
 
-async fn write_links_and_writes_need_the_write_scope(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn write_links_and_writes_need_the_write_scope(s: TestServer) {
     let owner = s.owner_token().await;
     let product = s
         .create_product(&owner, json!({"title": "P", "price": 1}))
@@ -587,10 +563,7 @@ async fn write_links_and_writes_need_the_write_scope(backend: Backend) {
     assert!(root["_links"].get("products:products").is_none());
 }
 
-async fn etags_follow_every_change(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn etags_follow_every_change(s: TestServer) {
     let token = s.owner_token().await;
     let product = s
         .create_product(
@@ -638,10 +611,7 @@ async fn etags_follow_every_change(backend: Backend) {
     assert_eq!(body["_embedded"]["variants"][0]["stock"], 3);
 }
 
-async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn a_failure_after_the_change_leaves_neither_change_nor_event(s: TestServer) {
     let token = s.owner_token().await;
     let (_, collection) = s
         .call(

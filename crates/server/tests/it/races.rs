@@ -182,10 +182,7 @@ async fn assert_consistent(s: &TestServer) {
 
 /// Deleting a product while a smart collection holding it gets new rules (the probe's
 /// first finding): the collection is recomputed around the product, never into a 500.
-async fn product_delete_vs_smart_rule_change(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn product_delete_vs_smart_rule_change(s: TestServer) {
     let token = s.owner_token().await;
     let smart = collection(
         &s,
@@ -227,10 +224,7 @@ async fn product_delete_vs_smart_rule_change(backend: Backend) {
 }
 
 /// Deleting a product while a manual collection holding it is deleted.
-async fn product_delete_vs_manual_collection_delete(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn product_delete_vs_manual_collection_delete(s: TestServer) {
     let token = s.owner_token().await;
     let kept = product(&s, &token, json!({"title": "Kept", "price": 1})).await;
     for round in 0..ROUNDS {
@@ -261,10 +255,7 @@ async fn product_delete_vs_manual_collection_delete(backend: Backend) {
 
 /// Deleting a product while it is put in a manual collection: the addition succeeds (and
 /// the deletion takes it out again) or finds no such product (422).
-async fn product_delete_vs_joining_a_manual_collection(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn product_delete_vs_joining_a_manual_collection(s: TestServer) {
     let token = s.owner_token().await;
     let picks = collection(&s, &token, json!({"title": "Picks"})).await;
     let kept = product(&s, &token, json!({"title": "Kept", "price": 1})).await;
@@ -306,10 +297,7 @@ fn meets(rule: &Value, tags: &[&str], price: i64) -> bool {
 
 /// Changing a product's tags and price while a smart collection's rules change: the
 /// membership ends up as the final rules say of the final product.
-async fn product_update_vs_smart_rule_change(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn product_update_vs_smart_rule_change(s: TestServer) {
     let token = s.owner_token().await;
     let rules = [
         tag_rule("red"),
@@ -365,10 +353,7 @@ async fn product_update_vs_smart_rule_change(backend: Backend) {
 
 /// A smart collection made while a product changes: it holds the product exactly when
 /// its rules hold for the product as it ends up.
-async fn smart_collection_create_vs_product_update(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn smart_collection_create_vs_product_update(s: TestServer) {
     let token = s.owner_token().await;
     let p = product(
         &s,
@@ -404,10 +389,7 @@ async fn smart_collection_create_vs_product_update(backend: Backend) {
 
 /// Deleting a variant while its stock is adjusted: the adjustment applies first or finds
 /// no variant (404).
-async fn variant_delete_vs_stock_adjustment(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn variant_delete_vs_stock_adjustment(s: TestServer) {
     let token = s.owner_token().await;
     // Stock decides this collection's members, so adjustments rewrite memberships too.
     collection(
@@ -441,10 +423,7 @@ async fn variant_delete_vs_stock_adjustment(backend: Backend) {
 
 /// Deleting a product type while a product takes it: exactly one of the two succeeds,
 /// the other answers 422 (the type is in use, or is no type of the seller).
-async fn product_type_delete_vs_product_taking_it(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn product_type_delete_vs_product_taking_it(s: TestServer) {
     let token = s.owner_token().await;
     let p = product(&s, &token, json!({"title": "Typed", "price": 1})).await;
     for round in 0..ROUNDS {
@@ -478,10 +457,7 @@ async fn product_type_delete_vs_product_taking_it(backend: Backend) {
 
 /// Two products moving between two types in opposite directions at once (each write
 /// changes both types' counts).
-async fn products_swapping_types(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn products_swapping_types(s: TestServer) {
     let token = s.owner_token().await;
     let mut kinds = Vec::new();
     for name in ["Left", "Right"] {
@@ -529,10 +505,7 @@ async fn products_swapping_types(backend: Backend) {
 
 /// Deleting a price list while items are written to it: the items go with the list, or
 /// find no list (404).
-async fn price_list_delete_vs_item_write(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn price_list_delete_vs_item_write(s: TestServer) {
     let token = s.owner_token().await;
     let (_, [first, second]) = two_variants(&s, &token, "Priced").await;
     for round in 0..ROUNDS {
@@ -571,10 +544,7 @@ async fn price_list_delete_vs_item_write(backend: Backend) {
 
 /// Deleting a variant while a price list gets an item for it: the item goes with the
 /// variant, or the write finds no such variant (422).
-async fn variant_delete_vs_item_write(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn variant_delete_vs_item_write(s: TestServer) {
     let token = s.owner_token().await;
     let list = created(&s, &token, "/v2/price_lists", json!({"name": "Trade"})).await;
     for round in 0..ROUNDS {
@@ -611,10 +581,7 @@ async fn variant_delete_vs_item_write(backend: Backend) {
 
 /// Placing an order while the product it sells is deleted: the placement takes the stock
 /// first, or finds the variant gone (422) and leaves the order in checkout.
-async fn order_placement_vs_product_delete(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn order_placement_vs_product_delete(s: TestServer) {
     let token = s.owner_token().await;
     let shop = s.shop_id();
     for round in 0..ROUNDS {
@@ -644,10 +611,7 @@ async fn order_placement_vs_product_delete(backend: Backend) {
 
 /// Deleting a manual collection while its products are reordered: the reorder happens
 /// first or finds no collection (404).
-async fn collection_delete_vs_reorder(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn collection_delete_vs_reorder(s: TestServer) {
     let token = s.owner_token().await;
     let mut products = Vec::new();
     for title in ["One", "Two", "Three"] {
@@ -678,10 +642,7 @@ async fn collection_delete_vs_reorder(backend: Backend) {
 
 /// Two products with the same title and a new type of the same name, created at once:
 /// both are made, with different slugs and one type.
-async fn twin_product_creations(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn twin_product_creations(s: TestServer) {
     let token = s.owner_token().await;
     for round in 0..ROUNDS {
         let body = json!({"title": format!("Twin {round}"), "price": 1,
@@ -703,13 +664,10 @@ async fn twin_product_creations(backend: Backend) {
 /// Deleting a webhook subscription while a product change fans its event out to it: the
 /// change succeeds, and no delivery is left for the deleted subscription.
 async fn webhook_delete_vs_product_event(backend: Backend) {
-    let Some(s) = TestServer::start_with(backend, |c| {
+    let s = TestServer::start_with(backend, |c| {
         c.webhook_allowed_networks = vec![("127.0.0.0".parse().unwrap(), 8)];
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     // A target that accepts connections and never answers: the verification ping waits,
     // and the subscription stays pending, receiving events.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

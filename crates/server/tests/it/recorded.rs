@@ -83,15 +83,12 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     let start = Timestamp::parse("2026-01-01T00:00:00Z").unwrap();
     let clock = Arc::new(ManualClock::new(start));
     let manual = clock.clone();
-    let Some(s) = TestServer::start_with(backend, move |c| {
+    let s = TestServer::start_with(backend, move |c| {
         c.clock = manual;
         c.public_url = Some(PUBLIC_URL.into());
         c.access_token_ttl = std::time::Duration::from_secs(365 * 86_400);
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let token = s.owner_token().await;
     let seeded_on = domain::SystemClock.now().to_rfc3339()[..11].to_owned();
     let mut r = Recorder {

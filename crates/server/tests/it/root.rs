@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{TestServer, json};
 
 on_both_backends!(
     password_token_sees_the_demo_sellers_and_shops,
@@ -13,10 +13,7 @@ on_both_backends!(
     credentials_links_follow_the_credentials_scopes,
 );
 
-async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn password_token_sees_the_demo_sellers_and_shops(s: TestServer) {
     let token = s.owner_token().await;
     let (status, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);
@@ -95,10 +92,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(backend: Backend) {
     );
 }
 
-async fn unbound_app_token_sees_nothing_and_no_write_links(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn unbound_app_token_sees_nothing_and_no_write_links(s: TestServer) {
     let (id, secret) = s
         .register_app(
             None,
@@ -160,10 +154,7 @@ fn all_links(doc: &Value) -> Vec<(String, String)> {
     out
 }
 
-async fn every_root_link_answers(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn every_root_link_answers(s: TestServer) {
     let token = s.owner_token().await;
     // One resource of each kind, for the links templated with an id.
     let mut ids = vec![
@@ -298,10 +289,7 @@ async fn credentials_rels(s: &TestServer, token: &str) -> Vec<&'static str> {
         .collect()
 }
 
-async fn credentials_links_follow_the_credentials_scopes(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn credentials_links_follow_the_credentials_scopes(s: TestServer) {
     let (email, password) = (s.demo.user.email.clone(), s.demo.user.password.clone());
     let owner = |scope: Option<&'static str>| s.password_token(&email, &password, scope);
     // The demo app names the credentials scopes: the owner's default token has every link.

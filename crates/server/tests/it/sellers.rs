@@ -3,14 +3,11 @@
 use reqwest::{Method, StatusCode};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, json};
+use crate::support::{TestServer, json};
 
 on_both_backends!(sellers_list_and_show_with_their_shops);
 
-async fn sellers_list_and_show_with_their_shops(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn sellers_list_and_show_with_their_shops(s: TestServer) {
     let token = s.owner_token().await;
     let (status, list) = json(s.get("/v2/sellers", &token).send().await.unwrap()).await;
     assert_eq!(status, StatusCode::OK);

@@ -4,7 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, assert_error, error_fields, expect_error, json};
+use crate::support::{TestServer, assert_error, error_fields, expect_error, json};
 
 on_both_backends!(
     create_read_and_record_one_event,
@@ -34,10 +34,7 @@ async fn create(
     (status, headers, body)
 }
 
-async fn create_read_and_record_one_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn create_read_and_record_one_event(s: TestServer) {
     let token = s.owner_token().await;
     let (status, headers, shop) = create(
         &s,
@@ -91,10 +88,7 @@ async fn create_read_and_record_one_event(backend: Backend) {
     assert_eq!(s.event_count("shops.created").await, 2);
 }
 
-async fn create_refuses_invalid_input_and_changes_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn create_refuses_invalid_input_and_changes_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let shops_before = s.db.scalar("SELECT COUNT(*) FROM shops").await;
     // A required field missing is a 400.
@@ -163,10 +157,7 @@ async fn put(s: &TestServer, token: &str, id: i64, body: Value) -> (StatusCode, 
     .await
 }
 
-async fn update_changes_settings_and_records_one_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn update_changes_settings_and_records_one_event(s: TestServer) {
     let token = s.owner_token().await;
     let id = s.shop_id();
     let (status, shop) = put(
@@ -208,10 +199,7 @@ async fn update_changes_settings_and_records_one_event(backend: Backend) {
     assert_eq!(response.status(), StatusCode::OK);
 }
 
-async fn update_refuses_invalid_input_and_changes_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn update_refuses_invalid_input_and_changes_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let id = s.shop_id();
     let (_, before) = json(
@@ -267,10 +255,7 @@ async fn update_refuses_invalid_input_and_changes_nothing(backend: Backend) {
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 
-async fn a_failure_after_the_change_leaves_neither_change_nor_event(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn a_failure_after_the_change_leaves_neither_change_nor_event(s: TestServer) {
     let token = s.owner_token().await;
     let id = s.shop_id();
     // Make the event insert fail after the shop row has been written in the same transaction.

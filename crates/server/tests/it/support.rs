@@ -1,8 +1,8 @@
-//! The test harness: a real server on a random loopback port over a fresh database of
-//! either backend, seeded with the demo data, and a client for it.
+//! The test harness: a real server on a random loopback port over its own database of
+//! either backend (a copy of a template holding the demo data, or an empty one), and a
+//! client for it.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use reqwest::{Client, Method, RequestBuilder, Response, StatusCode};
 use serde_json::Value;
@@ -15,8 +15,23 @@ pub enum Backend {
     Postgres,
 }
 
-/// Generates, for each named `async fn name(backend: Backend)`, a module `name` with one
-/// test per backend.
+mod fixture;
+mod outbox;
+mod template;
+
+pub use fixture::run;
+pub use outbox::eventually;
+
+/// Generates, for each named `async fn name(arg: A)`, a module `name` with one test per
+/// backend. The argument is made before the test runs (see [`fixture::Fixture`]): `s:
+/// TestServer` (started, default configuration, demo data), `db: TestDb` (empty) or
+/// `backend: Backend` (the test starts what it needs). An unreachable PostgreSQL skips the
+/// test there, before it runs.
+///
+/// A test of the older form, `async fn name(backend: Backend)` opening with `let Some(s) =
+/// TestServer::start(backend).await else { return };`, becomes `async fn name(s:
+/// TestServer)` without that line; with `start_with`, it keeps `backend` and drops only the
+/// `Some(…)`/`else { return }`.
 #[macro_export]
 macro_rules! on_both_backends {
     ($($name:ident),+ $(,)?) => {
@@ -24,11 +39,11 @@ macro_rules! on_both_backends {
             mod $name {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn sqlite() {
-                    super::$name($crate::support::Backend::Sqlite).await
+                    $crate::support::run($crate::support::Backend::Sqlite, super::$name).await
                 }
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
-                    super::$name($crate::support::Backend::Postgres).await
+                    $crate::support::run($crate::support::Backend::Postgres, super::$name).await
                 }
             }
         )+
@@ -38,6 +53,25 @@ macro_rules! on_both_backends {
 fn postgres_admin_url() -> String {
     std::env::var("COMMERCE_TEST_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// The URL of the database `name` on the test server.
+fn postgres_url(name: &str) -> String {
+    let admin = postgres_admin_url();
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    format!("{base}/{name}")
+}
+
+/// Runs one statement on the maintenance database, on a connection of its own.
+async fn postgres_admin(sql: &str) {
+    let pool = sqlx::PgPool::connect(&postgres_admin_url())
+        .await
+        .expect("connect to PostgreSQL");
+    sqlx::query(sqlx::AssertSqlSafe(sql.to_owned()))
+        .execute(&pool)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    pool.close().await;
 }
 
 fn random_name() -> String {
@@ -55,68 +89,51 @@ pub struct TestDb {
     /// The encryption key its servers and commands share (PostgreSQL has no default; a
     /// SQLite database gets a key file beside it).
     pub encryption_key: Option<String>,
-    _dir: Option<tempfile::TempDir>,
+    /// A SQLite database's folder.
+    dir: Option<tempfile::TempDir>,
     postgres_name: Option<String>,
 }
 
+/// A SQLite database's file name in its folder.
+const SQLITE_FILE: &str = "commerce.db";
+
 impl TestDb {
-    /// `None` when PostgreSQL is unreachable outside CI (the test then skips, saying so).
-    pub async fn create(backend: Backend) -> Option<Self> {
-        // Every test starts here, before it builds any HTTP client.
-        delivery::tls::install_crypto();
+    /// A fresh, empty database (the harness has checked that its backend is reachable).
+    pub async fn create(backend: Backend) -> Self {
         match backend {
-            Backend::Sqlite => {
-                let dir = tempfile::tempdir().expect("a temporary folder");
-                let url = format!("sqlite://{}/commerce.db", dir.path().display());
-                Some(Self {
-                    url,
-                    backend,
-                    encryption_key: None,
-                    _dir: Some(dir),
-                    postgres_name: None,
-                })
-            }
+            Backend::Sqlite => Self::sqlite(),
             Backend::Postgres => {
-                let admin = postgres_admin_url();
-                let pool = match tokio::time::timeout(
-                    Duration::from_secs(5),
-                    sqlx::postgres::PgPoolOptions::new()
-                        .max_connections(1)
-                        .connect(&admin),
-                )
-                .await
-                {
-                    Ok(Ok(pool)) => pool,
-                    failure => {
-                        if std::env::var("CI").is_ok_and(|v| v == "true") {
-                            panic!("PostgreSQL must be reachable in CI at {admin}: {failure:?}");
-                        }
-                        eprintln!(
-                            "notice: PostgreSQL is not reachable at {admin}; skipping the PostgreSQL half"
-                        );
-                        return None;
-                    }
-                };
-                let name = format!("commerce_test_{}", random_name());
-                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-                    .execute(&pool)
-                    .await
-                    .expect("create the test database");
-                pool.close().await;
-                let base = admin
-                    .rsplit_once('/')
-                    .map_or(admin.as_str(), |(b, _)| b)
-                    .to_owned();
-                Some(Self {
-                    url: format!("{base}/{name}"),
-                    backend,
-                    encryption_key: Some(storage::secret_box::encode_key(
-                        &storage::secret_box::generate_key(),
-                    )),
-                    _dir: None,
-                    postgres_name: Some(name),
-                })
+                let key = storage::secret_box::encode_key(&storage::secret_box::generate_key());
+                Self::postgres(None, key).await
             }
+        }
+    }
+
+    /// A database file in a folder of its own (its key file goes beside it).
+    fn sqlite() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let url = format!("sqlite://{}", dir.path().join(SQLITE_FILE).display());
+        Self {
+            url,
+            backend: Backend::Sqlite,
+            encryption_key: None,
+            dir: Some(dir),
+            postgres_name: None,
+        }
+    }
+
+    /// A new PostgreSQL database, empty or copied from `template`, whose secrets are
+    /// sealed with `key`.
+    async fn postgres(template: Option<&str>, key: String) -> Self {
+        let name = format!("commerce_test_{}", random_name());
+        let copied = template.map_or(String::new(), |t| format!(" TEMPLATE {t}"));
+        postgres_admin(&format!("CREATE DATABASE {name}{copied}")).await;
+        Self {
+            url: postgres_url(&name),
+            backend: Backend::Postgres,
+            encryption_key: Some(key),
+            dir: None,
+            postgres_name: Some(name),
         }
     }
 
@@ -278,37 +295,47 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub async fn start(backend: Backend) -> Option<Self> {
+    pub async fn start(backend: Backend) -> Self {
         Self::start_with(backend, |_| {}).await
     }
 
-    /// Starts with the test defaults changed by `configure`.
-    pub async fn start_with(
-        backend: Backend,
-        configure: impl FnOnce(&mut ServeConfig),
-    ) -> Option<Self> {
-        let db = Arc::new(TestDb::create(backend).await?);
+    /// Starts with the test defaults changed by `configure`, on a copy of the backend's
+    /// template database (migrated, with the demo data).
+    pub async fn start_with(backend: Backend, configure: impl FnOnce(&mut ServeConfig)) -> Self {
+        let (db, demo) = TestDb::copy_of_template(backend).await;
+        let db = Arc::new(db);
         let mut config = ServeConfig::defaults();
         config.listen = "127.0.0.1:0".parse().expect("loopback address");
         config.database_url = db.url.clone();
         config.db_max_connections = 4;
         config.count_queries = true;
         configure(&mut config);
-        Some(Self::start_on(db, config).await)
+        Self::launch(db, config, Some(demo)).await
     }
 
-    /// Starts another server on the same database (a second node).
-    pub async fn start_on(db: Arc<TestDb>, mut config: ServeConfig) -> Self {
+    /// Starts another server on the same database (a second node), and seeds another
+    /// demo account there for it.
+    pub async fn start_on(db: Arc<TestDb>, config: ServeConfig) -> Self {
+        Self::launch(db, config, None).await
+    }
+
+    /// Starts a server on `db` with `demo`, or with demo data seeded now.
+    async fn launch(db: Arc<TestDb>, mut config: ServeConfig, demo: Option<DemoData>) -> Self {
         if config.encryption_key.is_none() && config.encryption_key_file.is_none() {
             config.encryption_key = db.encryption_key.clone();
         }
         let running = server::start(config.clone())
             .await
             .expect("the server starts");
-        let secret_box = db.secret_box(&running.db).await;
-        let demo = seed::demo(&running.db, &secret_box, &domain::SystemClock)
-            .await
-            .expect("demo data");
+        let demo = match demo {
+            Some(demo) => demo,
+            None => {
+                let secret_box = db.secret_box(&running.db).await;
+                seed::demo(&running.db, &secret_box, &domain::SystemClock)
+                    .await
+                    .expect("demo data")
+            }
+        };
         Self {
             clock: config.clock.clone(),
             url: format!("http://{}", running.addr),

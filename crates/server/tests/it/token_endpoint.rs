@@ -5,7 +5,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, expect_error, json};
+use crate::support::{TestServer, expect_error, json};
 
 on_both_backends!(
     client_credentials_by_body_and_by_basic,
@@ -39,10 +39,7 @@ fn assert_no_store(headers: &reqwest::header::HeaderMap) {
 }
 
 /// TOK-09, TOK-10, TOK-16, TOK-17, TOK-19, TOK-20, CC-01, CC-02, CC-03, CC-05.
-async fn client_credentials_by_body_and_by_basic(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn client_credentials_by_body_and_by_basic(s: TestServer) {
     let (id, secret) = s
         .register_app(
             Some(s.demo.account_id),
@@ -124,10 +121,7 @@ async fn client_credentials_by_body_and_by_basic(backend: Backend) {
 }
 
 /// TOK-08, TOK-11, TOK-12, TOK-13, TOK-14, TOK-15, TOK-22 (NUL in Basic).
-async fn client_authentication_failures(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn client_authentication_failures(s: TestServer) {
     let id = s.demo.app.client_id.clone();
     let secret = s.demo.app.client_secret.clone();
     // Wrong secret over Basic: 401 with a Basic challenge.
@@ -197,10 +191,7 @@ async fn client_authentication_failures(backend: Backend) {
 }
 
 /// PW-01, PW-02, PW-03, PW-04 (the same answer for a wrong password and an unknown user).
-async fn password_grant_rules(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn password_grant_rules(s: TestServer) {
     let app = (
         s.demo.app.client_id.clone(),
         s.demo.app.client_secret.clone(),
@@ -279,10 +270,7 @@ async fn password_grant_rules(backend: Backend) {
 }
 
 /// TOK-01, TOK-02, TOK-03, TOK-04, TOK-05, TOK-06, TOK-07, TOK-17, TOK-18, TOK-22.
-async fn malformed_token_requests(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn malformed_token_requests(s: TestServer) {
     let basic = (
         s.demo.app.client_id.clone(),
         s.demo.app.client_secret.clone(),

@@ -111,10 +111,7 @@ async fn schema_indexes(db: &TestDb) -> Vec<Found> {
 /// each unique index of the schema exactly — by the columns SQLite reports and the name
 /// PostgreSQL reports — and nothing the schema lacks. A migration adding an index fails
 /// here until it is declared.
-async fn every_unique_index_of_the_schema_is_declared(backend: Backend) {
-    let Some(db) = TestDb::create(backend).await else {
-        return;
-    };
+async fn every_unique_index_of_the_schema_is_declared(db: TestDb) {
     let database = storage::Database::connect(&db.url, &storage::StoreOptions::default())
         .await
         .expect("connect");
@@ -131,7 +128,7 @@ async fn every_unique_index_of_the_schema_is_declared(backend: Backend) {
             panic!("{found:?} is not declared in storage::UniqueIndex (nor answered by the API)")
         });
         // SQLite keeps the name of a `CREATE UNIQUE INDEX`; PostgreSQL names them all.
-        let named = backend == Backend::Postgres
+        let named = db.backend == Backend::Postgres
             || !(found.primary || found.name.starts_with("sqlite_autoindex_"));
         if named {
             assert_eq!(index.name(), found.name, "{found:?}");
@@ -155,10 +152,7 @@ async fn variant_skus(s: &TestServer, sku: &str) -> i64 {
 /// A concurrent write giving another variant the SKU after the write checked it was free,
 /// played by a trigger: the unique index refuses the write, which answers 422 on `sku`
 /// (the registry, with no mapping at the call site) and leaves everything as it was.
-async fn a_sku_taken_between_the_check_and_the_write_is_422_on_sku(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn a_sku_taken_between_the_check_and_the_write_is_422_on_sku(s: TestServer) {
     let token = s.owner_token().await;
     let product = s
         .create_product(
@@ -166,7 +160,7 @@ async fn a_sku_taken_between_the_check_and_the_write_is_422_on_sku(backend: Back
             json!({"title": "Existing", "variants": [{"sku": "EXISTING", "price": 1}]}),
         )
         .await;
-    s.db.execute(match backend {
+    s.db.execute(match s.db.backend {
         Backend::Sqlite => {
             "CREATE TRIGGER steal_sku BEFORE INSERT ON variants WHEN NEW.sku = 'CONTESTED' \
              BEGIN UPDATE variants SET sku = NEW.sku \
@@ -233,10 +227,7 @@ async fn created(s: &TestServer, token: &str, path: &str, body: Value) -> Value 
 
 /// What the unique indexes on names and slugs refuse is a 422 on that field, on creation
 /// and on update alike (mapped by each call site until the registry did it for all).
-async fn taken_names_and_slugs_are_422_on_their_field(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn taken_names_and_slugs_are_422_on_their_field(s: TestServer) {
     let token = s.owner_token().await;
     created(&s, &token, "/v2/product_types", json!({"name": "Shirts"})).await;
     let hats = created(&s, &token, "/v2/product_types", json!({"name": "Hats"})).await;
@@ -298,10 +289,7 @@ async fn taken_names_and_slugs_are_422_on_their_field(backend: Backend) {
 /// An order code is the server's, not the client's: with the shop's counter set back so
 /// that the next code is one already used, the index refuses every attempt and the answer
 /// is a 409 `already_exists` (it was a 500), with no order written and no stock taken.
-async fn a_used_order_code_is_409_already_exists_and_writes_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn a_used_order_code_is_409_already_exists_and_writes_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let product = s
         .create_product(

@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, item_ids};
+use crate::support::{TestServer, error_fields, item_ids};
 
 on_both_backends!(
     add_change_and_delete_variants,
@@ -29,10 +29,7 @@ async fn product_with(s: &TestServer, token: &str, variants: Value) -> (String, 
     (format!("/v2/products/{}", product["id"]), ids)
 }
 
-async fn add_change_and_delete_variants(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn add_change_and_delete_variants(s: TestServer) {
     let token = s.owner_token().await;
     let (path, ids) = product_with(
         &s,
@@ -133,10 +130,7 @@ async fn add_change_and_delete_variants(backend: Backend) {
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
-async fn skus_are_unique_per_seller(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn skus_are_unique_per_seller(s: TestServer) {
     let token = s.owner_token().await;
     let (path, ids) = product_with(
         &s,
@@ -199,10 +193,7 @@ async fn adjust(s: &TestServer, token: &str, variant: &str, body: Value) -> (Sta
     .await
 }
 
-async fn stock_adjustments_are_relative_and_bounded(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn stock_adjustments_are_relative_and_bounded(s: TestServer) {
     let token = s.owner_token().await;
     let (path, ids) = product_with(
         &s,
@@ -263,10 +254,7 @@ async fn stock_adjustments_are_relative_and_bounded(backend: Backend) {
     assert_eq!(s.event_count("products.updated.variants.updated").await, 4);
 }
 
-async fn parallel_decrements_never_oversell(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn parallel_decrements_never_oversell(s: TestServer) {
     let s = Arc::new(s);
     let token = s.owner_token().await;
     const START: i64 = 10;

@@ -64,19 +64,19 @@ struct Setup {
 }
 
 impl Setup {
-    async fn new(backend: Backend) -> Option<Self> {
-        let db = TestDb::create(backend).await?;
+    async fn new(backend: Backend) -> Self {
+        let db = TestDb::create(backend).await;
         let demo = seed_demo(&db).await;
         refuse_marked_deliveries(&db).await;
         let receiver = Receiver::start().await;
         receiver.answer_always(Reply::ok().delayed(ANSWER_DELAY));
-        Some(Self {
+        Self {
             db,
             demo,
             receiver,
             dir: tempfile::tempdir().unwrap(),
             client: Client::new(),
-        })
+        }
     }
 
     async fn node(&self) -> Node {
@@ -400,9 +400,7 @@ async fn killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted(backe
     const PRODUCTS: usize = 60;
     const KILLS: usize = 4;
     let started = Instant::now();
-    let Some(setup) = Setup::new(backend).await else {
-        return;
-    };
+    let setup = Setup::new(backend).await;
     let mut node = setup.node().await;
     let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
     let webhook = setup.subscribe(&node, &token).await;
@@ -587,9 +585,7 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
         return;
     }
     let started = Instant::now();
-    let Some(setup) = Setup::new(backend).await else {
-        return;
-    };
+    let setup = Setup::new(backend).await;
     let nodes = [setup.node().await, setup.node().await];
     let token = demo_owner_token(&setup.client, &nodes[0].base, &setup.demo).await;
     let webhook = setup.subscribe(&nodes[0], &token).await;
@@ -696,9 +692,7 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
 
 async fn a_stopped_node_hands_its_webhook_work_back(backend: Backend) {
     const PRODUCTS: usize = 24;
-    let Some(setup) = Setup::new(backend).await else {
-        return;
-    };
+    let setup = Setup::new(backend).await;
     let mut node = setup.node().await;
     let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
     let webhook = setup.subscribe(&node, &token).await;

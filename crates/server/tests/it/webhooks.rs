@@ -14,7 +14,7 @@ use server::ServeConfig;
 
 use crate::on_both_backends;
 use crate::receiver::{Pong, Received, Receiver, Reply};
-use crate::support::{Backend, TestServer, error_fields, item_ids};
+use crate::support::{Backend, TestServer, error_fields, eventually, item_ids};
 
 on_both_backends!(
     the_handshake_decides_activation,
@@ -34,7 +34,7 @@ on_both_backends!(
 
 /// A server whose webhooks may reach loopback, polling quickly, with a manual clock;
 /// subscriptions fail after three failed attempts in a row.
-pub(crate) async fn hub(backend: Backend) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+pub(crate) async fn hub(backend: Backend) -> (TestServer, Arc<ManualClock>, Receiver) {
     hub_with(backend, 3, Duration::from_secs(1)).await
 }
 
@@ -44,7 +44,7 @@ async fn hub_with(
     backend: Backend,
     max_errors: u32,
     timeout: Duration,
-) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+) -> (TestServer, Arc<ManualClock>, Receiver) {
     hub_configured(backend, move |c| {
         c.webhook_timeout = timeout;
         c.webhook_policy = domain::webhook::FailurePolicy {
@@ -60,7 +60,7 @@ async fn hub_with(
 async fn hub_configured(
     backend: Backend,
     configure: impl FnOnce(&mut ServeConfig),
-) -> Option<(TestServer, Arc<ManualClock>, Receiver)> {
+) -> (TestServer, Arc<ManualClock>, Receiver) {
     let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
     let manual = clock.clone();
     let s = TestServer::start_with(backend, move |c| {
@@ -71,8 +71,8 @@ async fn hub_configured(
         c.access_token_ttl = Duration::from_secs(30 * 86_400);
         configure(c);
     })
-    .await?;
-    Some((s, clock, Receiver::start().await))
+    .await;
+    (s, clock, Receiver::start().await)
 }
 
 async fn subscribe(s: &TestServer, token: &str, body: Value) -> Value {
@@ -124,9 +124,7 @@ async fn settled_status(s: &TestServer, token: &str, id: &Value, from: &str) -> 
 }
 
 async fn the_handshake_decides_activation(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let created = subscribe(
         &s,
@@ -218,9 +216,7 @@ async fn the_handshake_decides_activation(backend: Backend) {
 }
 
 async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let [all, created_only, not_mine, orders] = active_subscriptions(
         &s,
@@ -253,8 +249,8 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
             r.iter().filter(|x| !x.is_ping()).count() >= 3
         })
         .await;
-    // Give a wrongly fanned-out delivery time to arrive before counting.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A wrongly fanned-out delivery would be in the outbox, and sent before it settles.
+    s.deliveries_settled().await;
     let deliveries = receiver.deliveries();
     let paths: Vec<(String, String)> = deliveries
         .iter()
@@ -323,7 +319,7 @@ async fn catalog_changes_reach_matching_subscriptions_once_signed(backend: Backe
             json!({"title": "Elsewhere", "price": 1, "shop_ids": [s.demo.shops[1].id]}),
         )
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    s.deliveries_settled().await;
     assert!(
         receiver
             .deliveries()
@@ -363,9 +359,7 @@ fn assert_signed_once(delivery: &Received, webhook: &Value) {
 }
 
 async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let [orders, shipped_only, products, not_mine] = active_subscriptions(
         &s,
@@ -428,8 +422,9 @@ async fn an_order_change_reaches_a_matching_subscription_exactly_once(backend: B
             |r| r.iter().filter(|x| !x.is_ping()).count() >= expected,
         )
         .await;
-    // Give a wrongly fanned-out or repeated delivery time to arrive before counting.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // A wrongly fanned-out or repeated delivery would be in the outbox, and sent before
+    // it settles.
+    s.deliveries_settled().await;
     let deliveries = receiver.deliveries();
     let to = |webhook: &Value| -> Vec<Received> {
         deliveries
@@ -530,9 +525,7 @@ async fn attempts_recorded(s: &TestServer, count: usize) {
 }
 
 async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
-    let Some((s, clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
@@ -559,7 +552,12 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     );
     // A retry waits for its time (here the Retry-After, longer than the 10 s step).
     clock.advance_secs(60);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let now = clock.now().as_micros();
+    assert_eq!(
+        s.db.due_deliveries(webhook["id"].as_i64(), now).await,
+        0,
+        "not due before Retry-After"
+    );
     assert_eq!(receiver.deliveries().len(), 1, "not before Retry-After");
     clock.advance_secs(61);
     receiver
@@ -578,7 +576,7 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     // A success resets the count; then three failures in a row fail the subscription.
     receiver.answer_next(Reply::ok());
     after_retries(&s, &clock, &receiver, 3).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let (_, reset) = s.get_json(&path, &token).await;
     assert_eq!(reset["error_count"], 0);
     s.create_product(&token, json!({"title": "Two", "price": 1}))
@@ -599,7 +597,10 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     // While failed, nothing is sent.
     let sent = receiver.deliveries().len();
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Its deliveries are parked: none is due, however late it is.
+    let now = clock.now().as_micros();
+    assert_eq!(s.db.due_deliveries(webhook["id"].as_i64(), now).await, 0);
+    s.deliveries_settled().await;
     assert_eq!(receiver.deliveries().len(), sent);
     // 410 disables at once, with no further attempt. (The ping is answered before the
     // subscription exists: the dispatcher sends it at once.)
@@ -629,16 +630,16 @@ async fn failures_count_then_fail_and_gone_disables_at_once(backend: Backend) {
     };
     let before = to_gone(&receiver.received());
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let now = clock.now().as_micros();
+    assert_eq!(s.db.due_deliveries(gone["id"].as_i64(), now).await, 0);
+    s.deliveries_settled().await;
     assert_eq!(to_gone(&receiver.received()), before);
     assert_eq!(before, 1);
 }
 
 async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backend: Backend) {
     // Failures never fail the subscription here, so that a delivery runs out of attempts.
-    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 100, Duration::from_secs(1)).await;
     let token = s.owner_token().await;
     let webhook = subscribed_to_products(&s, &token, receiver.url("/h")).await;
     let path = format!("/v2/webhooks/{}", webhook["id"]);
@@ -684,7 +685,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
             r.iter().filter(|x| !x.is_ping()).count() >= 2
         })
         .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let titles: Vec<Value> = receiver
         .deliveries()
         .iter()
@@ -788,7 +789,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
     for count in 6..=12 {
         after_retries(&s, &clock, &receiver, count).await;
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     let (_, failed) = s
         .get_json(&format!("{path}/deliveries?status=failed"), &token)
         .await;
@@ -803,7 +804,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
         (json!("active"), json!(8))
     );
     clock.advance_secs(86_400);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.deliveries_settled().await;
     assert_eq!(receiver.deliveries().len(), 12, "no ninth attempt");
     receiver.answer_always(Reply::ok());
     let (status, replay) = s
@@ -832,9 +833,7 @@ async fn reactivation_sends_what_was_kept_and_history_shows_every_attempt(backen
 }
 
 async fn subscriptions_are_checked_and_scoped(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
     let cases = [
@@ -976,9 +975,7 @@ async fn subscriptions_are_checked_and_scoped(backend: Backend) {
 /// `::ffff:127.0.0.1`, which is a connection to 127.0.0.1 itself, and nothing that reaches
 /// 127.x through a translator, relay or tunnel.
 async fn targets_must_be_globally_reachable_however_written(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let path = format!("/v2/hub/{}/subscriptions", s.shop_id());
     let refused = [
@@ -1124,9 +1121,7 @@ async fn act_on(s: &TestServer, token: &str, webhook: &Value, action: &str, expe
 }
 
 async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     // The sentinel hears the same changes: once it has, the dispatcher has had the
     // disabled subscription's deliveries (made in the same transactions) to send.
@@ -1191,17 +1186,14 @@ async fn a_disabled_subscription_keeps_its_events_until_reactivated(backend: Bac
 /// Failed and disabled subscriptions keep the newest `webhook_max_backlog` deliveries
 /// parked; the older ones are skipped, shown in the history, and replayable.
 async fn parked_backlogs_keep_their_newest_and_skip_the_rest_replayably(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_configured(backend, |c| {
+    let (s, clock, receiver) = hub_configured(backend, |c| {
         c.webhook_max_backlog = 3;
         c.webhook_policy = domain::webhook::FailurePolicy {
             max_errors: 1,
             max_exhausted: 3,
         };
     })
-    .await
-    else {
-        return;
-    };
+    .await;
     let token = s.owner_token().await;
     // One failed attempt fails a subscription: this one's first delivery is owed.
     let [failed] = active_subscriptions(
@@ -1334,9 +1326,7 @@ fn arrivals(receiver: &Receiver) -> Vec<(i64, String)> {
 }
 
 async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_with(backend, 100, Duration::from_secs(1)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 100, Duration::from_secs(1)).await;
     let token = s.owner_token().await;
     let webhook = subscribe(
         &s,
@@ -1378,7 +1368,25 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
     receiver
         .wait_until("B", |r| r.iter().filter(|x| !x.is_ping()).count() >= 2)
         .await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // B, made after A's updates, went out: a claim since then would have taken them had
+    // they been free to go. Once B is recorded, they are still untried.
+    let delivery_of = |item: i64| {
+        format!(
+            "SELECT COUNT(*) FROM webhook_deliveries d JOIN events e ON e.id = d.event_id \
+             WHERE d.webhook_id = {} AND e.item_id = {item}",
+            webhook["id"]
+        )
+    };
+    eventually("B's delivery to be recorded", || async {
+        let sql = format!("{} AND d.status = 'succeeded'", delivery_of(b));
+        (s.db.scalar(&sql).await == 1).then_some(())
+    })
+    .await;
+    let untried = format!(
+        "{} AND d.status = 'pending' AND d.attempts = 0 AND d.lease_owner IS NULL",
+        delivery_of(a)
+    );
+    assert_eq!(s.db.scalar(&untried).await, 2, "A's updates are held back");
     assert_eq!(
         arrivals(&receiver),
         [
@@ -1419,9 +1427,7 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
 
 async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
     // Requests may take ten seconds: longer than the test waits for the fast target.
-    let Some((s, _clock, fast)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
-        return;
-    };
+    let (s, _clock, fast) = hub_with(backend, 3, Duration::from_secs(10)).await;
     let slow = Receiver::start().await;
     let token = s.owner_token().await;
     let slow_hook = subscribe(
@@ -1468,9 +1474,7 @@ async fn a_slow_target_does_not_hold_back_others(backend: Backend) {
 }
 
 async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: Backend) {
-    let Some((s, _clock, receiver)) = hub(backend).await else {
-        return;
-    };
+    let (s, _clock, receiver) = hub(backend).await;
     let token = s.owner_token().await;
     let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     receiver.answer_always(Reply::ok().delayed(Duration::from_millis(20)));
@@ -1497,15 +1501,8 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
         .get_json(&format!("/v2/webhooks/{}", hook["id"]), &token)
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    // What was in flight lands; nothing else is sent, and nothing of it is left.
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let sent = receiver.deliveries().len();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(
-        receiver.deliveries().len(),
-        sent,
-        "deliveries after deletion"
-    );
+    // Nothing of it is left to claim; what was in flight lands, and nothing else is sent:
+    // the count stays put across two later deliveries through the same dispatcher.
     let left =
         s.db.scalar(&format!(
             "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = {}",
@@ -1513,12 +1510,34 @@ async fn a_subscription_is_deleted_while_its_deliveries_are_in_flight(backend: B
         ))
         .await;
     assert_eq!(left, 0);
+    receiver.answer_always(Reply::ok());
+    let probe = subscribed_to_products(&s, &token, receiver.url("/probe")).await;
+    let to_hook = |r: &[Received]| {
+        r.iter()
+            .filter(|d| !d.is_ping() && webhook_of(d) == hook["id"])
+            .count()
+    };
+    let mut sent = Vec::new();
+    for title in ["Probe 1", "Probe 2"] {
+        s.create_product(&token, json!({"title": title, "price": 1}))
+            .await;
+        receiver
+            .wait_until(title, |r| {
+                r.iter().any(|d| {
+                    !d.is_ping()
+                        && webhook_of(d) == probe["id"]
+                        && d.json()["_embedded"]["item"]["title"] == title
+                })
+            })
+            .await;
+        s.deliveries_settled().await;
+        sent.push(to_hook(&receiver.received()));
+    }
+    assert_eq!(sent[0], sent[1], "deliveries after deletion");
 }
 
 async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Backend) {
-    let Some((s, clock, receiver)) = hub_with(backend, 3, Duration::from_secs(10)).await else {
-        return;
-    };
+    let (s, clock, receiver) = hub_with(backend, 3, Duration::from_secs(10)).await;
     let token = s.owner_token().await;
     let hook = subscribed_to_products(&s, &token, receiver.url("/hook")).await;
     // The first attempt hangs while its claim (60 s) runs out on the clock; the claim is
@@ -1544,13 +1563,17 @@ async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Bac
     assert_eq!(sent[0].header("webhook-id"), sent[1].header("webhook-id"));
     assert_eq!(sent[0].header("x-hook-attempt"), Some("1"));
     assert_eq!(sent[1].header("x-hook-attempt"), Some("2"));
-    // Only the attempt made under the current claim counts.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
-    let (_, history) = s
-        .get_json(&format!("/v2/webhooks/{}/deliveries", hook["id"]), &token)
-        .await;
-    assert_eq!(history["total_items"], 1, "{history}");
-    let delivery = &history["_embedded"]["items"][0];
+    // Only the attempt made under the current claim counts (both recorded, the second
+    // once its answer came, 2 s after it was sent).
+    let history = history_until(&s, &token, &hook, "both attempts recorded", |h| {
+        h.len() == 1
+            && h[0]["status"] == "succeeded"
+            && h[0]["_embedded"]["attempts"]
+                .as_array()
+                .is_some_and(|a| a.len() == 2)
+    })
+    .await;
+    let delivery = &history[0];
     assert_eq!(delivery["status"], "succeeded", "{delivery}");
     assert_eq!(delivery["attempts"], 2, "{delivery}");
     let attempts = delivery["_embedded"]["attempts"].as_array().unwrap();

@@ -9,17 +9,14 @@ use super::{
     send, two_variant_product,
 };
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields, expect_error};
+use crate::support::{TestServer, error_fields, expect_error};
 
 on_both_backends!(
     item_batches_are_upserted_all_or_nothing,
     items_count_stays_exact_through_every_delete,
 );
 
-async fn item_batches_are_upserted_all_or_nothing(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn item_batches_are_upserted_all_or_nothing(s: TestServer) {
     let token = s.owner_token().await;
     let (product_id, v) = two_variant_product(&s, &token, "Mug").await;
     let list = create_list(&s, &token, json!({"name": "Wholesale"})).await;
@@ -210,10 +207,7 @@ async fn item_batches_are_upserted_all_or_nothing(backend: Backend) {
     assert_eq!(s.event_count("price_lists.updated.items.upserted").await, 2);
 }
 
-async fn items_count_stays_exact_through_every_delete(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn items_count_stays_exact_through_every_delete(s: TestServer) {
     let token = s.owner_token().await;
     let (_, first) = product(
         &s,

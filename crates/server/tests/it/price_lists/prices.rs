@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{another_account_token, create_list, get, id_of, put_items, two_variant_product};
 use crate::on_both_backends;
-use crate::support::{Backend, TestServer, error_fields};
+use crate::support::{TestServer, error_fields};
 
 on_both_backends!(
     prices_follow_tiers_kinds_and_conditions,
@@ -24,10 +24,7 @@ async fn prices(s: &TestServer, token: &str, list_id: i64, query: &str) -> Value
     body
 }
 
-async fn prices_follow_tiers_kinds_and_conditions(backend: Backend) {
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
+async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
     let token = s.owner_token().await;
     let (_, v) = two_variant_product(&s, &token, "Pen").await;
     let ids = format!("variant_ids={},{}", v[0], v[1]);
@@ -244,14 +241,11 @@ async fn prices_follow_tiers_kinds_and_conditions(backend: Backend) {
     assert_eq!(error_fields(&body), ["variant_ids"]);
 }
 
-async fn the_loader_finds_applicable_lists_in_two_queries(backend: Backend) {
+async fn the_loader_finds_applicable_lists_in_two_queries(s: TestServer) {
     use domain::catalog::pricing::{BasePrice, Purchase, resolve};
     use storage::price_lists::pricing_lists;
     use storage::query_count::counting;
 
-    let Some(s) = TestServer::start(backend).await else {
-        return;
-    };
     let token = s.owner_token().await;
     let (_, v) = two_variant_product(&s, &token, "Box").await;
     let mut ids = Vec::new();

@@ -26,9 +26,7 @@ pub struct App {
     pub client_secret_ciphertext: Option<Vec<u8>>,
     /// Set on the apps the service keeps for itself (e.g. personal access tokens).
     pub system_role: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

@@ -35,7 +35,6 @@ pub struct Code {
     pub redirect_uri: String,
     pub redirect_uri_given: bool,
     pub code_challenge: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub expires_on: Timestamp,
 }
 

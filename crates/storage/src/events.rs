@@ -48,7 +48,6 @@ pub struct Event {
     pub user_name: Option<String>,
     pub app_id: Option<i64>,
     pub item: String,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 

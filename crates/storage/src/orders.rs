@@ -44,14 +44,12 @@ pub struct Order {
     pub courier_name: Option<String>,
     pub tracking_url: Option<String>,
     pub app_id: Option<i64>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
-    pub placed_on: Option<i64>,
-    pub closed_on: Option<i64>,
-    pub shipped_on: Option<i64>,
-    pub cancelled_on: Option<i64>,
+    pub placed_on: Option<Timestamp>,
+    pub closed_on: Option<Timestamp>,
+    pub shipped_on: Option<Timestamp>,
+    pub cancelled_on: Option<Timestamp>,
 }
 
 macro_rules! columns {
@@ -134,7 +132,7 @@ impl Order {
             OrderStatus::Shipped => &mut self.shipped_on,
             OrderStatus::Cancelled => &mut self.cancelled_on,
         };
-        noted.get_or_insert(now.as_micros());
+        noted.get_or_insert(now);
     }
 
     pub fn set_tracking(&mut self, tracking: Tracking) {
@@ -185,8 +183,8 @@ pub struct OrderFilter {
     pub shop_ids: Option<Vec<i64>>,
     pub codes: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 /// The next code of the shop's orders (1001 first), reserved in the caller's transaction.

@@ -29,15 +29,13 @@ pub struct PriceList {
     pub kind: PriceListKind,
     pub currency_code: String,
     /// Microseconds, as `Timestamp`; `None` is an open bound.
-    pub starts_on: Option<i64>,
-    pub ends_on: Option<i64>,
+    pub starts_on: Option<Timestamp>,
+    pub ends_on: Option<Timestamp>,
     pub priority: i64,
     #[sqlx(try_from = "String")]
     pub contact_ids: JsonText<Vec<i64>>,
     pub items_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -83,8 +81,8 @@ impl PriceList {
             status: self.status,
             kind: self.kind,
             currency_code: self.currency_code.clone(),
-            starts_on: self.starts_on.map(Timestamp::from_micros),
-            ends_on: self.ends_on.map(Timestamp::from_micros),
+            starts_on: self.starts_on,
+            ends_on: self.ends_on,
             priority: self.priority,
             contact_ids: self.contact_ids.0.clone(),
         }
@@ -95,8 +93,8 @@ impl PriceList {
         Terms {
             status: self.status,
             currency_code: &self.currency_code,
-            starts_on: self.starts_on.map(Timestamp::from_micros),
-            ends_on: self.ends_on.map(Timestamp::from_micros),
+            starts_on: self.starts_on,
+            ends_on: self.ends_on,
             contact_ids: &self.contact_ids.0,
         }
     }
@@ -109,8 +107,8 @@ pub struct PriceListFilter {
     pub q: Option<String>,
     pub status: Option<PriceListStatus>,
     pub kind: Option<PriceListKind>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 /// One price of a list: for `variant_id`, from `min_quantity` units up.
@@ -123,9 +121,7 @@ pub struct PriceListItem {
     pub min_quantity: i64,
     pub price: i64,
     pub price_comparison: Option<i64>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

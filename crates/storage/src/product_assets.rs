@@ -22,9 +22,7 @@ pub struct Asset {
     pub height: Option<i64>,
     pub digest: String,
     pub position: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -53,7 +51,6 @@ pub struct AssetFile {
     pub content_type: String,
     pub digest: String,
     pub data: Vec<u8>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 

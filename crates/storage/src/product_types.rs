@@ -21,9 +21,7 @@ pub struct ProductType {
     #[sqlx(try_from = "String")]
     pub attributes: JsonText<Vec<AttributeDef>>,
     pub products_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -43,8 +41,8 @@ pub struct ProductTypeFilter {
     pub q: Option<String>,
     /// Exact names, in any case.
     pub names: Option<Vec<String>>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(

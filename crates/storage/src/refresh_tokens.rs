@@ -27,12 +27,10 @@ pub struct RefreshToken {
     pub account_id: i64,
     pub seller_id: Option<i64>,
     pub scopes: String,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub expires_on: Timestamp,
-    pub used_on: Option<i64>,
-    pub revoked_on: Option<i64>,
+    pub used_on: Option<Timestamp>,
+    pub revoked_on: Option<Timestamp>,
 }
 
 macro_rules! columns {

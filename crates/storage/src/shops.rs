@@ -24,9 +24,7 @@ pub struct Shop {
     pub contact_email: Option<String>,
     #[sqlx(try_from = "String")]
     pub storefront: Storefront,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -72,8 +70,8 @@ pub struct ShopFilter {
     pub subdomains: Option<Vec<String>>,
     pub storefront: Option<Storefront>,
     pub q: Option<String>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(

@@ -2,6 +2,7 @@
 //! by whitelisted columns with an id tie-breaker, and offset pages. Column names come only
 //! from `&'static str` whitelists; every value is a bound argument.
 
+use domain::Timestamp;
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
 
@@ -15,6 +16,22 @@ pub enum Arg {
     /// A nullable text column's value.
     MaybeText(Option<String>),
 }
+
+impl From<i64> for Arg {
+    fn from(value: i64) -> Self {
+        Arg::Int(value)
+    }
+}
+
+/// Time is bound as the BIGINT microseconds it is stored as.
+impl From<Timestamp> for Arg {
+    fn from(value: Timestamp) -> Self {
+        Arg::Int(value.as_micros())
+    }
+}
+
+/// Inclusive bounds of a time filter; `None` leaves a side open.
+pub type TimeRange = (Option<Timestamp>, Option<Timestamp>);
 
 /// Values bound to a statement, numbered `$1…` in the order they are bound.
 #[derive(Clone, Debug, Default)]
@@ -91,14 +108,19 @@ impl Filter {
         self
     }
 
-    /// Inclusive bounds on an integer column (timestamps are integers).
-    pub fn range(&mut self, column: &'static str, gte: Option<i64>, lte: Option<i64>) -> &mut Self {
+    /// Inclusive bounds on an integer or time column.
+    pub fn range<T: Into<Arg>>(
+        &mut self,
+        column: &'static str,
+        gte: Option<T>,
+        lte: Option<T>,
+    ) -> &mut Self {
         if let Some(v) = gte {
-            let p = self.placeholder(Arg::Int(v));
+            let p = self.placeholder(v.into());
             self.clauses.push(format!("{column} >= {p}"));
         }
         if let Some(v) = lte {
-            let p = self.placeholder(Arg::Int(v));
+            let p = self.placeholder(v.into());
             self.clauses.push(format!("{column} <= {p}"));
         }
         self
@@ -312,7 +334,7 @@ mod tests {
         let mut f = Filter::new();
         f.eq("account_id", Arg::Int(1))
             .any_of("seller_id", [Arg::Int(2), Arg::Int(3)])
-            .range("created_on", Some(10), None)
+            .range("created_on", Some(Timestamp::from_micros(10)), None)
             .contains_text(&["name", "subdomain"], "50%_off");
         let sql = list_sql(
             "id, name",

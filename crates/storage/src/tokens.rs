@@ -52,12 +52,11 @@ pub struct AccessToken {
     pub scopes: String,
     pub name: Option<String>,
     pub family_id: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    pub expires_on: Option<i64>,
-    pub revoked_on: Option<i64>,
-    pub renewed_on: Option<i64>,
-    pub last_used_on: Option<i64>,
+    pub expires_on: Option<Timestamp>,
+    pub revoked_on: Option<Timestamp>,
+    pub renewed_on: Option<Timestamp>,
+    pub last_used_on: Option<Timestamp>,
 }
 
 impl AccessToken {

@@ -29,9 +29,7 @@ pub struct Variant {
     pub position: i64,
     #[sqlx(try_from = "String")]
     pub image_ids: JsonText<Vec<i64>>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

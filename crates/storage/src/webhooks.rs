@@ -29,7 +29,7 @@ pub struct Webhook {
     pub auth_password_sealed: Option<Vec<u8>>,
     pub secret_sealed: Vec<u8>,
     pub previous_secret_sealed: Option<Vec<u8>>,
-    pub previous_secret_expires_on: Option<i64>,
+    pub previous_secret_expires_on: Option<Timestamp>,
     #[sqlx(try_from = "String")]
     pub ordering: Ordering,
     #[sqlx(try_from = "String")]
@@ -37,11 +37,9 @@ pub struct Webhook {
     pub error_count: i64,
     pub exhausted_count: i64,
     pub last_error: Option<String>,
-    pub last_error_on: Option<i64>,
-    pub paused_until: Option<i64>,
-    #[sqlx(try_from = "i64")]
+    pub last_error_on: Option<Timestamp>,
+    pub paused_until: Option<Timestamp>,
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

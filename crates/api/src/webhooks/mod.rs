@@ -561,7 +561,7 @@ async fn deliveries(
             .collect()
     });
     let since = params.get("since").and_then(|v| match Timestamp::parse(v) {
-        Some(t) => Some(t.as_micros()),
+        Some(t) => Some(t),
         None => {
             errors.add("since", Timestamp::MESSAGE);
             None

@@ -36,9 +36,7 @@ pub struct Collection {
     #[sqlx(try_from = "String")]
     pub sort_order: SortOrder,
     pub products_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -85,8 +83,8 @@ pub struct CollectionFilter {
     /// Collections holding any of these products.
     pub product_ids: Option<Vec<i64>>,
     pub q: Option<String>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(

@@ -43,9 +43,7 @@ pub struct Product {
     #[sqlx(try_from = "String")]
     pub custom_attributes: JsonText<Map<String, Value>>,
     pub all_shops: bool,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

@@ -12,9 +12,9 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
-use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
 use crate::tenant_rows;
+use crate::write::{Columns, execute_bound};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct PriceList {
@@ -159,29 +159,14 @@ pub async fn insert(
     data: &PriceListData,
     now: Timestamp,
 ) -> Result<PriceList> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, PriceList>(concat!(
-            "INSERT INTO price_lists (account_id, seller_id, name, description, status, kind, currency_code, \
-             starts_on, ends_on, priority, contact_ids, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ",
-            columns!()
-        ))
-        .bind(account_id)
-        .bind(seller_id)
-        .bind(&data.name)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(data.kind.as_str())
-        .bind(&data.currency_code)
-        .bind(data.starts_on.map(Timestamp::as_micros))
-        .bind(data.ends_on.map(Timestamp::as_micros))
-        .bind(data.priority)
-        .bind(to_text(&data.contact_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("account_id", account_id)
+        .set("seller_id", seller_id)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("price_lists")
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
 /// Writes `data` over a list the caller has locked.
@@ -191,28 +176,25 @@ pub async fn update(
     data: &PriceListData,
     now: Timestamp,
 ) -> Result<PriceList> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, PriceList>(concat!(
-            "UPDATE price_lists SET name = $2, description = $3, status = $4, kind = $5, currency_code = $6, \
-             starts_on = $7, ends_on = $8, priority = $9, contact_ids = $10, updated_on = $11 WHERE id = $1 \
-             RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(&data.name)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(data.kind.as_str())
-        .bind(&data.currency_code)
-        .bind(data.starts_on.map(Timestamp::as_micros))
-        .bind(data.ends_on.map(Timestamp::as_micros))
-        .bind(data.priority)
-        .bind(to_text(&data.contact_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("updated_on", now)
+        .update("price_lists", id)
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
+}
+
+/// The columns `data` writes, on insert and update alike.
+fn written(data: &PriceListData) -> Columns {
+    Columns::new()
+        .set("name", &data.name)
+        .set("description", &data.description)
+        .set("status", data.status.as_str())
+        .set("kind", data.kind.as_str())
+        .set("currency_code", &data.currency_code)
+        .set("starts_on", data.starts_on)
+        .set("ends_on", data.ends_on)
+        .set("priority", data.priority)
+        .set("contact_ids", to_text(&data.contact_ids))
 }
 
 /// Deletes the list; its items go with it (foreign-key cascade).

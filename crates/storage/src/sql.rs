@@ -15,19 +15,40 @@ pub enum Arg {
     MaybeInt(Option<i64>),
     /// A nullable text column's value.
     MaybeText(Option<String>),
+    Bool(bool),
+    Bytes(Vec<u8>),
+    /// A nullable binary column's value.
+    MaybeBytes(Option<Vec<u8>>),
 }
 
-impl From<i64> for Arg {
-    fn from(value: i64) -> Self {
-        Arg::Int(value)
-    }
+/// `From` conversions, so that a column's value is written as it is: `Arg::from(x)`.
+macro_rules! arg_from {
+    ($($ty:ty => |$v:ident| $arg:expr;)*) => {
+        $(impl From<$ty> for Arg {
+            fn from($v: $ty) -> Self {
+                $arg
+            }
+        })*
+    };
 }
 
-/// Time is bound as the BIGINT microseconds it is stored as.
-impl From<Timestamp> for Arg {
-    fn from(value: Timestamp) -> Self {
-        Arg::Int(value.as_micros())
-    }
+arg_from! {
+    i64 => |v| Arg::Int(v);
+    Option<i64> => |v| Arg::MaybeInt(v);
+    // Time is bound as the BIGINT microseconds it is stored as.
+    Timestamp => |v| Arg::Int(v.as_micros());
+    Option<Timestamp> => |v| Arg::MaybeInt(v.map(Timestamp::as_micros));
+    String => |v| Arg::Text(v);
+    &String => |v| Arg::Text(v.clone());
+    &str => |v| Arg::Text(v.to_owned());
+    Option<String> => |v| Arg::MaybeText(v);
+    &Option<String> => |v| Arg::MaybeText(v.clone());
+    Option<&str> => |v| Arg::MaybeText(v.map(str::to_owned));
+    bool => |v| Arg::Bool(v);
+    &[u8] => |v| Arg::Bytes(v.to_vec());
+    &Vec<u8> => |v| Arg::Bytes(v.clone());
+    Option<&[u8]> => |v| Arg::MaybeBytes(v.map(<[u8]>::to_vec));
+    Option<Vec<u8>> => |v| Arg::MaybeBytes(v);
 }
 
 /// Inclusive bounds of a time filter; `None` leaves a side open.
@@ -277,6 +298,9 @@ macro_rules! binder {
             String: Encode<'q, DB> + Type<DB>,
             Option<i64>: Encode<'q, DB> + Type<DB>,
             Option<String>: Encode<'q, DB> + Type<DB>,
+            bool: Encode<'q, DB> + Type<DB>,
+            Vec<u8>: Encode<'q, DB> + Type<DB>,
+            Option<Vec<u8>>: Encode<'q, DB> + Type<DB>,
         {
             for arg in args {
                 query = match arg {
@@ -284,6 +308,9 @@ macro_rules! binder {
                     Arg::Text(v) => query.bind(v.clone()),
                     Arg::MaybeInt(v) => query.bind(*v),
                     Arg::MaybeText(v) => query.bind(v.clone()),
+                    Arg::Bool(v) => query.bind(*v),
+                    Arg::Bytes(v) => query.bind(v.clone()),
+                    Arg::MaybeBytes(v) => query.bind(v.clone()),
                 };
             }
             query
@@ -313,6 +340,9 @@ where
     String: Encode<'q, DB> + Type<DB>,
     Option<i64>: Encode<'q, DB> + Type<DB>,
     Option<String>: Encode<'q, DB> + Type<DB>,
+    bool: Encode<'q, DB> + Type<DB>,
+    Vec<u8>: Encode<'q, DB> + Type<DB>,
+    Option<Vec<u8>>: Encode<'q, DB> + Type<DB>,
 {
     for arg in args {
         query = match arg {
@@ -320,6 +350,9 @@ where
             Arg::Text(v) => query.bind(v.clone()),
             Arg::MaybeInt(v) => query.bind(*v),
             Arg::MaybeText(v) => query.bind(v.clone()),
+            Arg::Bool(v) => query.bind(*v),
+            Arg::Bytes(v) => query.bind(v.clone()),
+            Arg::MaybeBytes(v) => query.bind(v.clone()),
         };
     }
     query

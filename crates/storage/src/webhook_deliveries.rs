@@ -17,8 +17,8 @@ use tokio::sync::Notify;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::events::NewEvent;
-use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::write::execute_bound;
 
 /// Wakes the dispatchers of this process when deliveries or pings become due.
 static WAKE: LazyLock<Notify> = LazyLock::new(Notify::new);

@@ -11,7 +11,7 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, execute_bound, insert_rows};
 
 /// The first code of a shop's orders.
@@ -294,15 +294,8 @@ pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Resu
     .await
 }
 
-/// Deletes the order with its lines.
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    execute_bound(
-        tx,
-        "DELETE FROM orders WHERE id = $1".to_owned(),
-        &[Arg::Int(id)],
-    )
-    .await
-}
+/// Where orders are deleted (with their lines), with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("orders");
 
 pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Order>> {
     tenant_rows::find(exec, "orders", columns!(), tenant, id).await

@@ -13,7 +13,7 @@ use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, execute_bound};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -197,17 +197,8 @@ fn written(data: &PriceListData) -> Columns {
         .set("contact_ids", to_text(&data.contact_ids))
 }
 
-/// Deletes the list; its items go with it (foreign-key cascade).
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM price_lists WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("price_lists");
 
 pub async fn find<'a>(
     exec: impl Into<Exec<'a>>,

@@ -9,6 +9,7 @@ use crate::db::{Backend, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows::TenantTable;
 use crate::write::Columns;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -128,16 +129,8 @@ fn written(data: &VariantData) -> Columns {
         .set("image_ids", to_text(&data.image_ids))
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM variants WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("variants");
 
 /// What a relative stock change did.
 #[derive(Debug)]

@@ -11,8 +11,9 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::tenant_rows::{self, TenantTable};
+use crate::webhook_deliveries;
 use crate::write::Columns;
-use crate::{tenant_rows, webhook_deliveries};
 
 #[derive(Clone, PartialEq, sqlx::FromRow)]
 pub struct Webhook {
@@ -237,16 +238,8 @@ pub async fn await_verification(tx: &mut Tx, id: i64, now: Timestamp) -> Result<
     Ok(webhook)
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM webhooks WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("webhooks");
 
 pub async fn find<'a>(
     exec: impl Into<Exec<'a>>,

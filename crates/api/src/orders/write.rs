@@ -13,7 +13,7 @@ use storage::locks::{self, Catalog};
 use storage::orders::{self, LineData, NewOrder, Order, OrderLine};
 use storage::shops::{self, Shop};
 use storage::variants::{self, StockChange, Variant};
-use storage::{ScopedExt, Tenant, Tx, collections, price_lists, products};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists, products, tenant_rows};
 
 use super::input::{self, OrderChanges, ShipInput, WantedLine};
 use super::representation::order_resource;
@@ -188,7 +188,7 @@ pub async fn delete(
                     ));
                 }
                 let shop = shop_of(tx, tenant, &current).await?;
-                orders::delete(tx, id).await?;
+                tenant_rows::delete(tx, orders::TABLE, tenant, id).await?;
                 record(tx, ctx, topic::ORDERS_DELETED, &shop, &current, &doc).await?;
                 Ok(doc)
             }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use storage::product_types::{self, ProductType, ProductTypeFilter};
 use storage::sellers::Seller;
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
+use storage::{ScopedExt, Tenant, Tx, UniqueIndex, tenant_rows};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -232,7 +232,7 @@ async fn delete(
                         ),
                     ));
                 }
-                product_types::delete(tx, id).await?;
+                tenant_rows::delete(tx, product_types::TABLE, tenant, id).await?;
                 record(tx, ctx, topic::PRODUCT_TYPES_DELETED, &current, &doc).await?;
                 Ok(doc)
             }

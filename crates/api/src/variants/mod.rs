@@ -15,7 +15,7 @@ use storage::product_assets;
 use storage::products::{self, Product};
 use storage::sql::Direction;
 use storage::variants::{self, Owner, StockChange, Variant, VariantData};
-use storage::{ScopedExt, Tenant, Tx, collections, price_lists};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists, tenant_rows};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -238,7 +238,7 @@ async fn delete(
                     ));
                 }
                 price_lists::forget_variants(tx, &[id], ctx.now).await?;
-                variants::delete(tx, id).await?;
+                tenant_rows::delete(tx, variants::TABLE, tenant, id).await?;
                 refresh_derived(tx, &product, ctx.now).await?;
                 record(tx, ctx, topic::VARIANTS_DELETED, &product, &current, &doc).await?;
                 Ok(doc)

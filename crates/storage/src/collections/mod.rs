@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::locks::{self, Catalog};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, execute_bound};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -148,16 +148,8 @@ pub async fn update(
     reread(tx, before.id).await
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM collections WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("collections");
 
 async fn reread(tx: &mut Tx, id: i64) -> Result<Collection> {
     with_conn!(Exec::Tx(tx), |c| {

@@ -20,7 +20,7 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -234,15 +234,15 @@ pub async fn touch(tx: &mut Tx, id: i64, now: Timestamp) -> Result<()> {
     Ok(())
 }
 
+const TABLE: TenantTable = TenantTable::new("products");
+
 /// Deletes the product with its variants, assets, tags and memberships.
 pub async fn delete(tx: &mut Tx, product: &Product) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM products WHERE id = $1")
-            .bind(product.id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
+    let owner = Tenant {
+        account_id: product.account_id,
+        seller_id: Some(product.seller_id),
+    };
+    tenant_rows::delete(tx, TABLE, owner, product.id).await?;
     adjust_counts(
         tx,
         product.account_id,

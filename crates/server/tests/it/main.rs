@@ -20,6 +20,7 @@ mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod migration_history;
 mod orders;
 mod price_lists;
 mod product_lists;

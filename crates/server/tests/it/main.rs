@@ -30,6 +30,7 @@ mod races;
 mod rate_limit;
 mod revocation;
 mod root;
+mod schema_parity;
 mod secrets_at_rest;
 mod sellers;
 mod shops;

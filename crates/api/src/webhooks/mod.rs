@@ -560,12 +560,12 @@ async fn deliveries(
             })
             .collect()
     });
-    let since = params.get("since").and_then(|v| match Timestamp::parse(v) {
-        Some(t) => Some(t),
-        None => {
+    let since = params.get("since").and_then(|v| {
+        let parsed = Timestamp::parse(v);
+        if parsed.is_none() {
             errors.add("since", Timestamp::MESSAGE);
-            None
         }
+        parsed
     });
     let filter = DeliveryFilter {
         statuses,

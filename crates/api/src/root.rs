@@ -65,10 +65,7 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         role: auth.role().map(|r| r.as_str()),
         client_id: auth.client_id.clone(),
         scopes: auth.granted.to_string(),
-        last_logged_on: user
-            .as_ref()
-            .and_then(|u| u.last_logged_on)
-            .map(domain::Timestamp::from_micros),
+        last_logged_on: user.as_ref().and_then(|u| u.last_logged_on),
     };
     let urls = &state.urls;
     // Tokens bound to an account manage their catalog; others may read a public one.

@@ -9,8 +9,10 @@ use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime, UtcOffset};
 
 /// Microseconds since the Unix epoch, UTC. Stored as BIGINT on every backend, so ordering
-/// and range filters are plain integer comparisons.
+/// and range filters are plain integer comparisons; with the `sqlx` feature it binds and
+/// decodes as that integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(transparent))]
 pub struct Timestamp(i64);
 
 impl Timestamp {

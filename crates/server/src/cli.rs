@@ -386,10 +386,7 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileSettings) -> any
         .create_personal_token(&user, &request)
         .await?
         .map_err(|errors| anyhow::anyhow!("invalid token: {errors}"))?;
-    let expires_on = created
-        .record
-        .expires_on
-        .map(|t| Timestamp::from_micros(t).to_rfc3339());
+    let expires_on = created.record.expires_on.map(Timestamp::to_rfc3339);
     if args.json {
         let out = json!({"id": created.record.id, "token": created.token, "name": created.record.name,
             "scopes": created.record.scopes, "expires_on": expires_on});

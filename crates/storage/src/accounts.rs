@@ -9,9 +9,7 @@ use crate::error::Result;
 pub struct Account {
     pub id: i64,
     pub name: String,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

@@ -5,6 +5,7 @@ use domain::Timestamp;
 
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
+use crate::write::Columns;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct App {
@@ -26,9 +27,7 @@ pub struct App {
     pub client_secret_ciphertext: Option<Vec<u8>>,
     /// Set on the apps the service keeps for itself (e.g. personal access tokens).
     pub system_role: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -64,29 +63,23 @@ pub struct NewApp<'a> {
 }
 
 pub async fn insert(tx: &mut Tx, app: &NewApp<'_>, now: Timestamp) -> Result<App> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, App>(concat!(
-            "INSERT INTO oauth_apps (account_id, name, client_id, client_secret_digest, redirect_uris, grants, \
-             scopes, trusted, public, client_secret_ciphertext, system_role, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ",
-            columns!()
-        ))
-        .bind(app.account_id)
-        .bind(app.name)
-        .bind(app.client_id)
-        .bind(app.client_secret_digest)
-        .bind(app.redirect_uris.join("\n"))
-        .bind(app.grants.join(","))
-        .bind(app.scopes)
-        .bind(app.trusted)
-        .bind(app.public)
-        .bind(app.client_secret_ciphertext)
-        .bind(app.system_role)
-        .bind(now.as_micros())
-        .fetch_one(c)
+    Columns::new()
+        .set("account_id", app.account_id)
+        .set("name", app.name)
+        .set("client_id", app.client_id)
+        .set("client_secret_digest", app.client_secret_digest)
+        .set("redirect_uris", app.redirect_uris.join("\n"))
+        .set("grants", app.grants.join(","))
+        .set("scopes", app.scopes)
+        .set("trusted", app.trusted)
+        .set("public", app.public)
+        .set("client_secret_ciphertext", app.client_secret_ciphertext)
+        .set("system_role", app.system_role)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("oauth_apps")
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
 pub async fn find_by_client_id(db: &Database, client_id: &str) -> Result<Option<App>> {

@@ -5,6 +5,7 @@ use domain::Timestamp;
 
 use crate::db::{Exec, Tx};
 use crate::error::Result;
+use crate::write::Columns;
 
 pub struct NewCode<'a> {
     pub digest: &'a [u8],
@@ -35,7 +36,6 @@ pub struct Code {
     pub redirect_uri: String,
     pub redirect_uri_given: bool,
     pub code_challenge: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub expires_on: Timestamp,
 }
 
@@ -47,29 +47,22 @@ macro_rules! columns {
 }
 
 pub async fn insert(tx: &mut Tx, code: &NewCode<'_>, now: Timestamp) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "INSERT INTO authorization_codes (digest, family_id, app_id, user_id, account_id, seller_id, scopes, \
-             redirect_uri, redirect_uri_given, code_challenge, created_on, expires_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-        )
-        .bind(code.digest)
-        .bind(code.family_id)
-        .bind(code.app_id)
-        .bind(code.user_id)
-        .bind(code.account_id)
-        .bind(code.seller_id)
-        .bind(code.scopes)
-        .bind(code.redirect_uri)
-        .bind(code.redirect_uri_given)
-        .bind(code.code_challenge)
-        .bind(now.as_micros())
-        .bind(code.expires_on.as_micros())
-        .execute(c)
+    Columns::new()
+        .set("digest", code.digest)
+        .set("family_id", code.family_id)
+        .set("app_id", code.app_id)
+        .set("user_id", code.user_id)
+        .set("account_id", code.account_id)
+        .set("seller_id", code.seller_id)
+        .set("scopes", code.scopes)
+        .set("redirect_uri", code.redirect_uri)
+        .set("redirect_uri_given", code.redirect_uri_given)
+        .set("code_challenge", code.code_challenge)
+        .set("created_on", now)
+        .set("expires_on", code.expires_on)
+        .insert_into("authorization_codes")
+        .execute(tx)
         .await
-        .map(|done| done.rows_affected())
-    })?;
-    Ok(())
 }
 
 /// The outcome of presenting a code.

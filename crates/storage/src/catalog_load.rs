@@ -9,8 +9,8 @@ use domain::catalog::product::{ProductStatus, tag_key};
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::to_text;
-use crate::products::execute_bound;
 use crate::sql::{Arg, Params};
+use crate::write::execute_bound;
 
 /// Rows per statement: well under both engines' limits on bound values.
 const CHUNK: usize = 400;

@@ -6,6 +6,7 @@ use domain::Timestamp;
 
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
+use crate::write::Columns;
 
 /// Who caused a change.
 #[derive(Clone, Copy, Debug, Default)]
@@ -48,7 +49,6 @@ pub struct Event {
     pub user_name: Option<String>,
     pub app_id: Option<i64>,
     pub item: String,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 
@@ -56,28 +56,23 @@ pub struct Event {
 /// subscription that hears of it; returns its sequence number.
 pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result<i64> {
     let item = event.item.to_string();
-    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(
-            "INSERT INTO events (topic, account_id, seller_id, shop_id, shop_subdomain, item_type, item_id, \
-             item_slug, user_id, user_name, app_id, item, created_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
-        )
-        .bind(event.topic)
-        .bind(event.account_id)
-        .bind(event.seller_id)
-        .bind(event.shop_id)
-        .bind(event.shop_subdomain)
-        .bind(event.item_type)
-        .bind(event.item_id)
-        .bind(event.item_slug)
-        .bind(event.actor.user_id)
-        .bind(event.actor.user_name)
-        .bind(event.actor.app_id)
-        .bind(item)
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
-    })?;
+    let id = Columns::new()
+        .set("topic", event.topic)
+        .set("account_id", event.account_id)
+        .set("seller_id", event.seller_id)
+        .set("shop_id", event.shop_id)
+        .set("shop_subdomain", event.shop_subdomain)
+        .set("item_type", event.item_type)
+        .set("item_id", event.item_id)
+        .set("item_slug", event.item_slug)
+        .set("user_id", event.actor.user_id)
+        .set("user_name", event.actor.user_name)
+        .set("app_id", event.actor.app_id)
+        .set("item", item)
+        .set("created_on", now)
+        .insert_into("events")
+        .fetch_id(tx)
+        .await?;
     crate::webhook_deliveries::fan_out(tx, id, event, now).await?;
     Ok(id)
 }

@@ -34,7 +34,7 @@ struct Row {
     response_status: Option<i64>,
     response_headers: Option<String>,
     response_body: Option<Vec<u8>>,
-    created_on: i64,
+    created_on: Timestamp,
 }
 
 /// A claim older than this is taken to belong to a request that died.
@@ -85,7 +85,7 @@ pub async fn claim(
         Claim::Mismatch
     } else if row.state == "completed" {
         Claim::Completed(stored_response(row)?)
-    } else if row.created_on <= now.plus_secs(-ABANDONED_AFTER_SECS).as_micros() {
+    } else if row.created_on <= now.plus_secs(-ABANDONED_AFTER_SECS) {
         with_conn!(Exec::Tx(&mut tx), |c| {
             sqlx::query("UPDATE idempotency_keys SET created_on = $2, expires_on = $3 WHERE key_digest = $1")
                 .bind(key)

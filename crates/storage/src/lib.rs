@@ -14,6 +14,7 @@ pub mod secrets;
 pub mod sql;
 mod transaction;
 mod unique;
+mod write;
 
 pub mod accounts;
 pub mod apps;

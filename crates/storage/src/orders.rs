@@ -10,9 +10,9 @@ use crate::Tenant;
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
-use crate::products::{execute_bound, insert_rows};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
+use crate::write::{Columns, execute_bound, insert_rows};
 
 /// The first code of a shop's orders.
 pub const FIRST_CODE: i64 = 1001;
@@ -44,14 +44,12 @@ pub struct Order {
     pub courier_name: Option<String>,
     pub tracking_url: Option<String>,
     pub app_id: Option<i64>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
-    pub placed_on: Option<i64>,
-    pub closed_on: Option<i64>,
-    pub shipped_on: Option<i64>,
-    pub cancelled_on: Option<i64>,
+    pub placed_on: Option<Timestamp>,
+    pub closed_on: Option<Timestamp>,
+    pub shipped_on: Option<Timestamp>,
+    pub cancelled_on: Option<Timestamp>,
 }
 
 macro_rules! columns {
@@ -134,7 +132,7 @@ impl Order {
             OrderStatus::Shipped => &mut self.shipped_on,
             OrderStatus::Cancelled => &mut self.cancelled_on,
         };
-        noted.get_or_insert(now.as_micros());
+        noted.get_or_insert(now);
     }
 
     pub fn set_tracking(&mut self, tracking: Tracking) {
@@ -185,8 +183,8 @@ pub struct OrderFilter {
     pub shop_ids: Option<Vec<i64>>,
     pub codes: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 /// The next code of the shop's orders (1001 first), reserved in the caller's transaction.
@@ -205,76 +203,64 @@ pub async fn next_code(tx: &mut Tx, shop_id: i64) -> Result<i64> {
 }
 
 pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i64> {
-    let details = new.details;
-    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(
-            "INSERT INTO orders (account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, \
-             phone_number, shipping_address, billing_address, note, net_total, discount_total, shipping_total, \
-             tax_total, total, app_id, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19) \
-             RETURNING id",
-        )
-        .bind(new.account_id)
-        .bind(new.seller_id)
-        .bind(new.shop_id)
-        .bind(new.code)
-        .bind(OrderStatus::Checkout.as_str())
-        .bind(new.currency_code)
-        .bind(&details.email)
-        .bind(&details.contact_name)
-        .bind(&details.phone_number)
-        .bind(details.shipping_address.as_ref().map(to_text))
-        .bind(details.billing_address.as_ref().map(to_text))
-        .bind(&details.note)
-        .bind(new.totals.net_total)
-        .bind(new.totals.discount_total)
-        .bind(new.totals.shipping_total)
-        .bind(new.totals.tax_total)
-        .bind(new.totals.total)
-        .bind(new.app_id)
-        .bind(now.as_micros())
-        .fetch_one(c)
+    let columns = Columns::new()
+        .set("account_id", new.account_id)
+        .set("seller_id", new.seller_id)
+        .set("shop_id", new.shop_id)
+        .set("code", new.code)
+        .set("status", OrderStatus::Checkout.as_str())
+        .set("currency_code", new.currency_code);
+    with_totals(with_details(columns, new.details), new.totals)
+        .set("app_id", new.app_id)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("orders")
+        .fetch_id(tx)
         .await
-    })?;
-    Ok(id)
+}
+
+/// The columns of what the buyer tells.
+fn with_details(columns: Columns, details: &OrderDetails) -> Columns {
+    columns
+        .set("email", &details.email)
+        .set("contact_name", &details.contact_name)
+        .set("phone_number", &details.phone_number)
+        .set(
+            "shipping_address",
+            details.shipping_address.as_ref().map(to_text),
+        )
+        .set(
+            "billing_address",
+            details.billing_address.as_ref().map(to_text),
+        )
+        .set("note", &details.note)
+}
+
+/// The columns of the order's amounts.
+fn with_totals(columns: Columns, totals: Totals) -> Columns {
+    columns
+        .set("net_total", totals.net_total)
+        .set("discount_total", totals.discount_total)
+        .set("shipping_total", totals.shipping_total)
+        .set("tax_total", totals.tax_total)
+        .set("total", totals.total)
 }
 
 /// Writes every changeable column of `order` (locked by the caller), with `updated_on`.
 pub async fn save(tx: &mut Tx, order: &Order, now: Timestamp) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE orders SET status = $2, email = $3, contact_name = $4, phone_number = $5, \
-             shipping_address = $6, billing_address = $7, note = $8, net_total = $9, discount_total = $10, \
-             shipping_total = $11, tax_total = $12, total = $13, tracking_code = $14, courier_name = $15, \
-             tracking_url = $16, placed_on = $17, closed_on = $18, shipped_on = $19, cancelled_on = $20, \
-             updated_on = $21 WHERE id = $1",
-        )
-        .bind(order.id)
-        .bind(order.status.as_str())
-        .bind(&order.email)
-        .bind(&order.contact_name)
-        .bind(&order.phone_number)
-        .bind(order.shipping_address.0.as_ref().map(to_text))
-        .bind(order.billing_address.0.as_ref().map(to_text))
-        .bind(&order.note)
-        .bind(order.net_total)
-        .bind(order.discount_total)
-        .bind(order.shipping_total)
-        .bind(order.tax_total)
-        .bind(order.total)
-        .bind(&order.tracking_code)
-        .bind(&order.courier_name)
-        .bind(&order.tracking_url)
-        .bind(order.placed_on)
-        .bind(order.closed_on)
-        .bind(order.shipped_on)
-        .bind(order.cancelled_on)
-        .bind(now.as_micros())
-        .execute(c)
+    let columns = Columns::new().set("status", order.status.as_str());
+    with_totals(with_details(columns, &order.details()), order.totals())
+        .set("tracking_code", &order.tracking_code)
+        .set("courier_name", &order.courier_name)
+        .set("tracking_url", &order.tracking_url)
+        .set("placed_on", order.placed_on)
+        .set("closed_on", order.closed_on)
+        .set("shipped_on", order.shipped_on)
+        .set("cancelled_on", order.cancelled_on)
+        .set("updated_on", now)
+        .update("orders", order.id)
+        .execute(tx)
         .await
-        .map(|_| ())
-    })?;
-    Ok(())
 }
 
 /// Replaces the order's lines with `lines`, in this order.
@@ -308,15 +294,8 @@ pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Resu
     .await
 }
 
-/// Deletes the order with its lines.
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    execute_bound(
-        tx,
-        "DELETE FROM orders WHERE id = $1".to_owned(),
-        &[Arg::Int(id)],
-    )
-    .await
-}
+/// Where orders are deleted (with their lines), with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("orders");
 
 pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Order>> {
     tenant_rows::find(exec, "orders", columns!(), tenant, id).await

@@ -12,9 +12,9 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
-use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
+use crate::write::{Columns, execute_bound};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct PriceList {
@@ -29,15 +29,13 @@ pub struct PriceList {
     pub kind: PriceListKind,
     pub currency_code: String,
     /// Microseconds, as `Timestamp`; `None` is an open bound.
-    pub starts_on: Option<i64>,
-    pub ends_on: Option<i64>,
+    pub starts_on: Option<Timestamp>,
+    pub ends_on: Option<Timestamp>,
     pub priority: i64,
     #[sqlx(try_from = "String")]
     pub contact_ids: JsonText<Vec<i64>>,
     pub items_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -83,8 +81,8 @@ impl PriceList {
             status: self.status,
             kind: self.kind,
             currency_code: self.currency_code.clone(),
-            starts_on: self.starts_on.map(Timestamp::from_micros),
-            ends_on: self.ends_on.map(Timestamp::from_micros),
+            starts_on: self.starts_on,
+            ends_on: self.ends_on,
             priority: self.priority,
             contact_ids: self.contact_ids.0.clone(),
         }
@@ -95,8 +93,8 @@ impl PriceList {
         Terms {
             status: self.status,
             currency_code: &self.currency_code,
-            starts_on: self.starts_on.map(Timestamp::from_micros),
-            ends_on: self.ends_on.map(Timestamp::from_micros),
+            starts_on: self.starts_on,
+            ends_on: self.ends_on,
             contact_ids: &self.contact_ids.0,
         }
     }
@@ -109,8 +107,8 @@ pub struct PriceListFilter {
     pub q: Option<String>,
     pub status: Option<PriceListStatus>,
     pub kind: Option<PriceListKind>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 /// One price of a list: for `variant_id`, from `min_quantity` units up.
@@ -123,9 +121,7 @@ pub struct PriceListItem {
     pub min_quantity: i64,
     pub price: i64,
     pub price_comparison: Option<i64>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -163,29 +159,14 @@ pub async fn insert(
     data: &PriceListData,
     now: Timestamp,
 ) -> Result<PriceList> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, PriceList>(concat!(
-            "INSERT INTO price_lists (account_id, seller_id, name, description, status, kind, currency_code, \
-             starts_on, ends_on, priority, contact_ids, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ",
-            columns!()
-        ))
-        .bind(account_id)
-        .bind(seller_id)
-        .bind(&data.name)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(data.kind.as_str())
-        .bind(&data.currency_code)
-        .bind(data.starts_on.map(Timestamp::as_micros))
-        .bind(data.ends_on.map(Timestamp::as_micros))
-        .bind(data.priority)
-        .bind(to_text(&data.contact_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("account_id", account_id)
+        .set("seller_id", seller_id)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("price_lists")
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
 /// Writes `data` over a list the caller has locked.
@@ -195,41 +176,29 @@ pub async fn update(
     data: &PriceListData,
     now: Timestamp,
 ) -> Result<PriceList> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, PriceList>(concat!(
-            "UPDATE price_lists SET name = $2, description = $3, status = $4, kind = $5, currency_code = $6, \
-             starts_on = $7, ends_on = $8, priority = $9, contact_ids = $10, updated_on = $11 WHERE id = $1 \
-             RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(&data.name)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(data.kind.as_str())
-        .bind(&data.currency_code)
-        .bind(data.starts_on.map(Timestamp::as_micros))
-        .bind(data.ends_on.map(Timestamp::as_micros))
-        .bind(data.priority)
-        .bind(to_text(&data.contact_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("updated_on", now)
+        .update("price_lists", id)
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
-/// Deletes the list; its items go with it (foreign-key cascade).
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM price_lists WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
+/// The columns `data` writes, on insert and update alike.
+fn written(data: &PriceListData) -> Columns {
+    Columns::new()
+        .set("name", &data.name)
+        .set("description", &data.description)
+        .set("status", data.status.as_str())
+        .set("kind", data.kind.as_str())
+        .set("currency_code", &data.currency_code)
+        .set("starts_on", data.starts_on)
+        .set("ends_on", data.ends_on)
+        .set("priority", data.priority)
+        .set("contact_ids", to_text(&data.contact_ids))
 }
+
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("price_lists");
 
 pub async fn find<'a>(
     exec: impl Into<Exec<'a>>,

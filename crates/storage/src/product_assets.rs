@@ -7,6 +7,7 @@ use domain::Timestamp;
 use crate::db::{Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows::TenantTable;
 use crate::variants::Owner;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -22,9 +23,7 @@ pub struct Asset {
     pub height: Option<i64>,
     pub digest: String,
     pub position: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -53,7 +52,6 @@ pub struct AssetFile {
     pub content_type: String,
     pub digest: String,
     pub data: Vec<u8>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 
@@ -98,16 +96,8 @@ pub async fn insert(
     Ok(stored)
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM product_assets WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("product_assets");
 
 /// An asset of a product (the caller has checked the product's scope).
 pub async fn find<'a>(

@@ -10,7 +10,7 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct ProductType {
@@ -21,9 +21,7 @@ pub struct ProductType {
     #[sqlx(try_from = "String")]
     pub attributes: JsonText<Vec<AttributeDef>>,
     pub products_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -43,8 +41,8 @@ pub struct ProductTypeFilter {
     pub q: Option<String>,
     /// Exact names, in any case.
     pub names: Option<Vec<String>>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(
@@ -97,16 +95,8 @@ pub async fn update(
     .map_err(Into::into)
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM product_types WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("product_types");
 
 /// Moves one product from the type `from` to the type `to` in the counts, updating the
 /// types in id order (two products moving between the same types the other way round

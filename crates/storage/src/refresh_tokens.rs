@@ -6,6 +6,7 @@ use domain::Timestamp;
 
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
+use crate::write::Columns;
 
 pub struct NewRefreshToken<'a> {
     pub digest: &'a [u8],
@@ -27,12 +28,10 @@ pub struct RefreshToken {
     pub account_id: i64,
     pub seller_id: Option<i64>,
     pub scopes: String,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub expires_on: Timestamp,
-    pub used_on: Option<i64>,
-    pub revoked_on: Option<i64>,
+    pub used_on: Option<Timestamp>,
+    pub revoked_on: Option<Timestamp>,
 }
 
 macro_rules! columns {
@@ -42,25 +41,19 @@ macro_rules! columns {
 }
 
 pub async fn insert(tx: &mut Tx, token: &NewRefreshToken<'_>, now: Timestamp) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "INSERT INTO refresh_tokens (digest, family_id, app_id, user_id, account_id, seller_id, scopes, \
-             created_on, expires_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(token.digest)
-        .bind(token.family_id)
-        .bind(token.app_id)
-        .bind(token.user_id)
-        .bind(token.account_id)
-        .bind(token.seller_id)
-        .bind(token.scopes)
-        .bind(now.as_micros())
-        .bind(token.expires_on.as_micros())
-        .execute(c)
+    Columns::new()
+        .set("digest", token.digest)
+        .set("family_id", token.family_id)
+        .set("app_id", token.app_id)
+        .set("user_id", token.user_id)
+        .set("account_id", token.account_id)
+        .set("seller_id", token.seller_id)
+        .set("scopes", token.scopes)
+        .set("created_on", now)
+        .set("expires_on", token.expires_on)
+        .insert_into("refresh_tokens")
+        .execute(tx)
         .await
-        .map(|done| done.rows_affected())
-    })?;
-    Ok(())
 }
 
 pub async fn find(db: &Database, digest: &[u8]) -> Result<Option<RefreshToken>> {

@@ -17,9 +17,7 @@ pub struct Seller {
     pub status: String,
     pub default_currency_code: String,
     pub country_code: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -43,8 +41,8 @@ pub struct NewSeller<'a> {
 #[derive(Clone, Debug, Default)]
 pub struct SellerFilter {
     pub q: Option<String>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(tx: &mut Tx, seller: &NewSeller<'_>, now: Timestamp) -> Result<Seller> {

@@ -9,6 +9,7 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
 use crate::tenant_rows;
+use crate::write::Columns;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Shop {
@@ -24,9 +25,7 @@ pub struct Shop {
     pub contact_email: Option<String>,
     #[sqlx(try_from = "String")]
     pub storefront: Storefront,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -72,8 +71,8 @@ pub struct ShopFilter {
     pub subdomains: Option<Vec<String>>,
     pub storefront: Option<Storefront>,
     pub q: Option<String>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
 }
 
 pub async fn insert(
@@ -84,51 +83,36 @@ pub async fn insert(
     settings: &ShopSettings,
     now: Timestamp,
 ) -> Result<Shop> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Shop>(concat!(
-            "INSERT INTO shops (account_id, seller_id, subdomain, name, description, locale, currency_code, \
-             timezone, contact_email, storefront, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING ",
-            columns!()
-        ))
-        .bind(tenant_account_id)
-        .bind(seller_id)
-        .bind(subdomain)
-        .bind(&settings.name)
-        .bind(&settings.description)
-        .bind(&settings.locale)
-        .bind(&settings.currency_code)
-        .bind(&settings.timezone)
-        .bind(&settings.contact_email)
-        .bind(settings.storefront.as_str())
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(settings)
+        .set("account_id", tenant_account_id)
+        .set("seller_id", seller_id)
+        .set("subdomain", subdomain)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("shops")
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
 /// Writes new settings; the caller has locked the row with `find_for_update`.
 pub async fn update(tx: &mut Tx, id: i64, settings: &ShopSettings, now: Timestamp) -> Result<Shop> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Shop>(concat!(
-            "UPDATE shops SET name = $2, description = $3, locale = $4, currency_code = $5, timezone = $6, \
-             contact_email = $7, storefront = $8, updated_on = $9 WHERE id = $1 RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(&settings.name)
-        .bind(&settings.description)
-        .bind(&settings.locale)
-        .bind(&settings.currency_code)
-        .bind(&settings.timezone)
-        .bind(&settings.contact_email)
-        .bind(settings.storefront.as_str())
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(settings)
+        .set("updated_on", now)
+        .update("shops", id)
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
+}
+
+/// The columns a shop's settings write, on insert and update alike.
+fn written(settings: &ShopSettings) -> Columns {
+    Columns::new()
+        .set("name", &settings.name)
+        .set("description", &settings.description)
+        .set("locale", &settings.locale)
+        .set("currency_code", &settings.currency_code)
+        .set("timezone", &settings.timezone)
+        .set("contact_email", &settings.contact_email)
+        .set("storefront", settings.storefront.as_str())
 }
 
 pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Shop>> {

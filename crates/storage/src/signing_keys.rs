@@ -12,7 +12,6 @@ pub struct SigningKey {
     pub kid: String,
     #[sqlx(rename = "secret")]
     pub sealed_secret: Vec<u8>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 

@@ -2,6 +2,7 @@
 //! by whitelisted columns with an id tie-breaker, and offset pages. Column names come only
 //! from `&'static str` whitelists; every value is a bound argument.
 
+use domain::Timestamp;
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
 
@@ -14,7 +15,44 @@ pub enum Arg {
     MaybeInt(Option<i64>),
     /// A nullable text column's value.
     MaybeText(Option<String>),
+    Bool(bool),
+    Bytes(Vec<u8>),
+    /// A nullable binary column's value.
+    MaybeBytes(Option<Vec<u8>>),
 }
+
+/// `From` conversions, so that a column's value is written as it is: `Arg::from(x)`.
+macro_rules! arg_from {
+    ($($ty:ty => |$v:ident| $arg:expr;)*) => {
+        $(impl From<$ty> for Arg {
+            fn from($v: $ty) -> Self {
+                $arg
+            }
+        })*
+    };
+}
+
+arg_from! {
+    i64 => |v| Arg::Int(v);
+    Option<i64> => |v| Arg::MaybeInt(v);
+    // Time is bound as the BIGINT microseconds it is stored as.
+    Timestamp => |v| Arg::Int(v.as_micros());
+    Option<Timestamp> => |v| Arg::MaybeInt(v.map(Timestamp::as_micros));
+    String => |v| Arg::Text(v);
+    &String => |v| Arg::Text(v.clone());
+    &str => |v| Arg::Text(v.to_owned());
+    Option<String> => |v| Arg::MaybeText(v);
+    &Option<String> => |v| Arg::MaybeText(v.clone());
+    Option<&str> => |v| Arg::MaybeText(v.map(str::to_owned));
+    bool => |v| Arg::Bool(v);
+    &[u8] => |v| Arg::Bytes(v.to_vec());
+    &Vec<u8> => |v| Arg::Bytes(v.clone());
+    Option<&[u8]> => |v| Arg::MaybeBytes(v.map(<[u8]>::to_vec));
+    Option<Vec<u8>> => |v| Arg::MaybeBytes(v);
+}
+
+/// Inclusive bounds of a time filter; `None` leaves a side open.
+pub type TimeRange = (Option<Timestamp>, Option<Timestamp>);
 
 /// Values bound to a statement, numbered `$1…` in the order they are bound.
 #[derive(Clone, Debug, Default)]
@@ -91,14 +129,19 @@ impl Filter {
         self
     }
 
-    /// Inclusive bounds on an integer column (timestamps are integers).
-    pub fn range(&mut self, column: &'static str, gte: Option<i64>, lte: Option<i64>) -> &mut Self {
+    /// Inclusive bounds on an integer or time column.
+    pub fn range<T: Into<Arg>>(
+        &mut self,
+        column: &'static str,
+        gte: Option<T>,
+        lte: Option<T>,
+    ) -> &mut Self {
         if let Some(v) = gte {
-            let p = self.placeholder(Arg::Int(v));
+            let p = self.placeholder(v.into());
             self.clauses.push(format!("{column} >= {p}"));
         }
         if let Some(v) = lte {
-            let p = self.placeholder(Arg::Int(v));
+            let p = self.placeholder(v.into());
             self.clauses.push(format!("{column} <= {p}"));
         }
         self
@@ -255,6 +298,9 @@ macro_rules! binder {
             String: Encode<'q, DB> + Type<DB>,
             Option<i64>: Encode<'q, DB> + Type<DB>,
             Option<String>: Encode<'q, DB> + Type<DB>,
+            bool: Encode<'q, DB> + Type<DB>,
+            Vec<u8>: Encode<'q, DB> + Type<DB>,
+            Option<Vec<u8>>: Encode<'q, DB> + Type<DB>,
         {
             for arg in args {
                 query = match arg {
@@ -262,6 +308,9 @@ macro_rules! binder {
                     Arg::Text(v) => query.bind(v.clone()),
                     Arg::MaybeInt(v) => query.bind(*v),
                     Arg::MaybeText(v) => query.bind(v.clone()),
+                    Arg::Bool(v) => query.bind(*v),
+                    Arg::Bytes(v) => query.bind(v.clone()),
+                    Arg::MaybeBytes(v) => query.bind(v.clone()),
                 };
             }
             query
@@ -291,6 +340,9 @@ where
     String: Encode<'q, DB> + Type<DB>,
     Option<i64>: Encode<'q, DB> + Type<DB>,
     Option<String>: Encode<'q, DB> + Type<DB>,
+    bool: Encode<'q, DB> + Type<DB>,
+    Vec<u8>: Encode<'q, DB> + Type<DB>,
+    Option<Vec<u8>>: Encode<'q, DB> + Type<DB>,
 {
     for arg in args {
         query = match arg {
@@ -298,6 +350,9 @@ where
             Arg::Text(v) => query.bind(v.clone()),
             Arg::MaybeInt(v) => query.bind(*v),
             Arg::MaybeText(v) => query.bind(v.clone()),
+            Arg::Bool(v) => query.bind(*v),
+            Arg::Bytes(v) => query.bind(v.clone()),
+            Arg::MaybeBytes(v) => query.bind(v.clone()),
         };
     }
     query
@@ -312,7 +367,7 @@ mod tests {
         let mut f = Filter::new();
         f.eq("account_id", Arg::Int(1))
             .any_of("seller_id", [Arg::Int(2), Arg::Int(3)])
-            .range("created_on", Some(10), None)
+            .range("created_on", Some(Timestamp::from_micros(10)), None)
             .contains_text(&["name", "subdomain"], "50%_off");
         let sql = list_sql(
             "id, name",

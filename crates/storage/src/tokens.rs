@@ -6,6 +6,7 @@ use domain::Timestamp;
 
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
+use crate::write::Columns;
 
 /// `access` tokens come from grants; `personal` ones are created by users and live long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,12 +53,11 @@ pub struct AccessToken {
     pub scopes: String,
     pub name: Option<String>,
     pub family_id: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    pub expires_on: Option<i64>,
-    pub revoked_on: Option<i64>,
-    pub renewed_on: Option<i64>,
-    pub last_used_on: Option<i64>,
+    pub expires_on: Option<Timestamp>,
+    pub revoked_on: Option<Timestamp>,
+    pub renewed_on: Option<Timestamp>,
+    pub last_used_on: Option<Timestamp>,
 }
 
 impl AccessToken {
@@ -74,29 +74,23 @@ macro_rules! columns {
 }
 
 pub async fn insert(tx: &mut Tx, token: &NewAccessToken<'_>, now: Timestamp) -> Result<i64> {
-    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(
-            "INSERT INTO access_tokens (jti, kind, app_id, user_id, account_id, seller_id, grant_type, scopes, \
-             created_on, expires_on, family_id, name, token_digest) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
-        )
-        .bind(token.jti)
-        .bind(token.kind.as_str())
-        .bind(token.app_id)
-        .bind(token.user_id)
-        .bind(token.account_id)
-        .bind(token.seller_id)
-        .bind(token.grant_type)
-        .bind(token.scopes)
-        .bind(now.as_micros())
-        .bind(token.expires_on.map(Timestamp::as_micros))
-        .bind(token.family_id)
-        .bind(token.name)
-        .bind(token.token_digest)
-        .fetch_one(c)
+    Columns::new()
+        .set("jti", token.jti)
+        .set("kind", token.kind.as_str())
+        .set("app_id", token.app_id)
+        .set("user_id", token.user_id)
+        .set("account_id", token.account_id)
+        .set("seller_id", token.seller_id)
+        .set("grant_type", token.grant_type)
+        .set("scopes", token.scopes)
+        .set("created_on", now)
+        .set("expires_on", token.expires_on)
+        .set("family_id", token.family_id)
+        .set("name", token.name)
+        .set("token_digest", token.token_digest)
+        .insert_into("access_tokens")
+        .fetch_id(tx)
         .await
-    })?;
-    Ok(id)
 }
 
 pub async fn find_by_jti<'a>(exec: impl Into<Exec<'a>>, jti: &str) -> Result<Option<AccessToken>> {

@@ -15,10 +15,8 @@ pub struct User {
     pub password_hash: String,
     #[sqlx(try_from = "String")]
     pub role: Role,
-    pub last_logged_on: Option<i64>,
-    #[sqlx(try_from = "i64")]
+    pub last_logged_on: Option<Timestamp>,
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 

@@ -9,6 +9,8 @@ use crate::db::{Backend, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows::TenantTable;
+use crate::write::Columns;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Variant {
@@ -29,9 +31,7 @@ pub struct Variant {
     pub position: i64,
     #[sqlx(try_from = "String")]
     pub image_ids: JsonText<Vec<i64>>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -93,72 +93,44 @@ pub async fn insert(
     data: &VariantData,
     now: Timestamp,
 ) -> Result<Variant> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Variant>(concat!(
-            "INSERT INTO variants (account_id, seller_id, product_id, sku, title, options, price, price_comparison, \
-             stock, available_if_no_stock, weight_in_grams, barcode, position, image_ids, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING ",
-            columns!()
-        ))
-        .bind(owner.account_id)
-        .bind(owner.seller_id)
-        .bind(owner.product_id)
-        .bind(&data.sku)
-        .bind(&data.title)
-        .bind(to_text(&data.options))
-        .bind(data.price)
-        .bind(data.price_comparison)
-        .bind(data.stock)
-        .bind(data.available_if_no_stock)
-        .bind(data.weight_in_grams)
-        .bind(&data.barcode)
-        .bind(data.position)
-        .bind(to_text(&data.image_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("account_id", owner.account_id)
+        .set("seller_id", owner.seller_id)
+        .set("product_id", owner.product_id)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("variants")
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
 /// Writes `data` over a variant the caller has locked.
 pub async fn update(tx: &mut Tx, id: i64, data: &VariantData, now: Timestamp) -> Result<Variant> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Variant>(concat!(
-            "UPDATE variants SET sku = $2, title = $3, options = $4, price = $5, price_comparison = $6, stock = $7, \
-             available_if_no_stock = $8, weight_in_grams = $9, barcode = $10, position = $11, image_ids = $12, \
-             updated_on = $13 WHERE id = $1 RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(&data.sku)
-        .bind(&data.title)
-        .bind(to_text(&data.options))
-        .bind(data.price)
-        .bind(data.price_comparison)
-        .bind(data.stock)
-        .bind(data.available_if_no_stock)
-        .bind(data.weight_in_grams)
-        .bind(&data.barcode)
-        .bind(data.position)
-        .bind(to_text(&data.image_ids))
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(data)
+        .set("updated_on", now)
+        .update("variants", id)
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM variants WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
+/// The columns `data` writes, on insert and update alike.
+fn written(data: &VariantData) -> Columns {
+    Columns::new()
+        .set("sku", &data.sku)
+        .set("title", &data.title)
+        .set("options", to_text(&data.options))
+        .set("price", data.price)
+        .set("price_comparison", data.price_comparison)
+        .set("stock", data.stock)
+        .set("available_if_no_stock", data.available_if_no_stock)
+        .set("weight_in_grams", data.weight_in_grams)
+        .set("barcode", &data.barcode)
+        .set("position", data.position)
+        .set("image_ids", to_text(&data.image_ids))
 }
+
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("variants");
 
 /// What a relative stock change did.
 #[derive(Debug)]

@@ -14,8 +14,8 @@ use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::events::NewEvent;
-use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::write::execute_bound;
 
 /// The PostgreSQL channel that tells every node's dispatcher of new work.
 pub const CHANNEL: &str = "webhook_deliveries";
@@ -30,7 +30,7 @@ pub struct Delivery {
     #[sqlx(try_from = "String")]
     pub status: DeliveryStatus,
     pub attempts: i64,
-    pub next_attempt_on: i64,
+    pub next_attempt_on: Timestamp,
     #[sqlx(try_from = "String")]
     pub trigger: Trigger,
     pub replay_id: Option<i64>,
@@ -38,17 +38,15 @@ pub struct Delivery {
     pub last_error: Option<String>,
     /// When the current claim ends: the claim's token, so that only the attempt made
     /// under it is recorded.
-    pub lease_expires_on: Option<i64>,
-    #[sqlx(try_from = "i64")]
+    pub lease_expires_on: Option<Timestamp>,
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
 impl Delivery {
     /// Whether it waits for its subscription to be reactivated, with no attempt due.
     pub fn is_parked(&self) -> bool {
-        self.status == DeliveryStatus::Pending && self.next_attempt_on == PARKED
+        self.status == DeliveryStatus::Pending && self.next_attempt_on.as_micros() == PARKED
     }
 }
 
@@ -98,7 +96,6 @@ pub struct Attempt {
     pub duration_ms: i64,
     pub error_class: Option<String>,
     pub error: Option<String>,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 
@@ -297,7 +294,7 @@ pub async fn release(db: &Database, node: &str, deliveries: &[&Delivery]) -> Res
             format!(
                 "({}, {})",
                 p.bind(Arg::Int(d.id)),
-                p.bind(Arg::MaybeInt(d.lease_expires_on))
+                p.bind(Arg::MaybeInt(d.lease_expires_on.map(Timestamp::as_micros)))
             )
         })
         .collect();
@@ -364,16 +361,16 @@ pub async fn finish(
             let d = f.delivery;
             let (status, next_attempt_on) = match f.next {
                 Next::Succeeded => (DeliveryStatus::Succeeded, d.next_attempt_on),
-                Next::RetryAt(at) => (DeliveryStatus::Pending, at.as_micros()),
-                Next::Park => (DeliveryStatus::Pending, f.attempt.at.as_micros()),
+                Next::RetryAt(at) => (DeliveryStatus::Pending, at),
+                Next::Park => (DeliveryStatus::Pending, f.attempt.at),
                 Next::Exhausted => (DeliveryStatus::Failed, d.next_attempt_on),
             };
             format!(
                 "({}, {}, {}, {}, {}, {})",
                 p.bind(Arg::Int(d.id)),
-                p.bind(Arg::MaybeInt(d.lease_expires_on)),
+                p.bind(Arg::MaybeInt(d.lease_expires_on.map(Timestamp::as_micros))),
                 p.bind(Arg::Text(status.as_str().to_owned())),
-                p.bind(Arg::Int(next_attempt_on)),
+                p.bind(Arg::Int(next_attempt_on.as_micros())),
                 p.bind(Arg::MaybeInt(f.attempt.status_code)),
                 p.bind(Arg::MaybeText(f.attempt.error.map(str::to_owned))),
             )
@@ -539,7 +536,7 @@ pub async fn skip_beyond_backlog(
 pub struct DeliveryFilter {
     pub statuses: Option<Vec<DeliveryStatus>>,
     pub topics: Option<Vec<String>>,
-    pub since: Option<i64>,
+    pub since: Option<Timestamp>,
 }
 
 /// Fields a delivery list may be sorted by.
@@ -641,10 +638,9 @@ pub async fn redeliver(tx: &mut Tx, id: i64, now: Timestamp) -> Result<Delivery>
 pub struct Replay {
     pub id: i64,
     pub webhook_id: i64,
-    pub since_on: i64,
-    pub until_on: i64,
+    pub since_on: Timestamp,
+    pub until_on: Timestamp,
     pub deliveries: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
 }
 

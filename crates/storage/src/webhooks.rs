@@ -11,7 +11,9 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::{tenant_rows, webhook_deliveries};
+use crate::tenant_rows::{self, TenantTable};
+use crate::webhook_deliveries;
+use crate::write::Columns;
 
 #[derive(Clone, PartialEq, sqlx::FromRow)]
 pub struct Webhook {
@@ -29,7 +31,7 @@ pub struct Webhook {
     pub auth_password_sealed: Option<Vec<u8>>,
     pub secret_sealed: Vec<u8>,
     pub previous_secret_sealed: Option<Vec<u8>>,
-    pub previous_secret_expires_on: Option<i64>,
+    pub previous_secret_expires_on: Option<Timestamp>,
     #[sqlx(try_from = "String")]
     pub ordering: Ordering,
     #[sqlx(try_from = "String")]
@@ -37,11 +39,9 @@ pub struct Webhook {
     pub error_count: i64,
     pub exhausted_count: i64,
     pub last_error: Option<String>,
-    pub last_error_on: Option<i64>,
-    pub paused_until: Option<i64>,
-    #[sqlx(try_from = "i64")]
+    pub last_error_on: Option<Timestamp>,
+    pub paused_until: Option<Timestamp>,
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -119,30 +119,19 @@ pub struct WebhookFilter {
 
 /// Creates a `pending` subscription whose verification ping is due now.
 pub async fn insert(tx: &mut Tx, new: &NewWebhook<'_>, now: Timestamp) -> Result<Webhook> {
-    let s = new.settings;
-    let webhook = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Webhook>(concat!(
-            "INSERT INTO webhooks (account_id, seller_id, shop_id, app_id, topic, url, notify_origin, auth_type, \
-             auth_username, auth_password_sealed, secret_sealed, ordering, status, verify_due_on, created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'pending', $13, $13, $13) RETURNING ",
-            columns!()
-        ))
-        .bind(new.account_id)
-        .bind(new.seller_id)
-        .bind(new.shop_id)
-        .bind(new.app_id)
-        .bind(&s.topic)
-        .bind(&s.url)
-        .bind(s.notify_origin)
-        .bind(s.auth_type.as_str())
-        .bind(&s.auth_username)
-        .bind(&s.auth_password_sealed)
-        .bind(new.secret_sealed)
-        .bind(s.ordering.as_str())
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
-    })?;
+    let webhook = written(new.settings)
+        .set("account_id", new.account_id)
+        .set("seller_id", new.seller_id)
+        .set("shop_id", new.shop_id)
+        .set("app_id", new.app_id)
+        .set("secret_sealed", new.secret_sealed)
+        .set("status", SubscriptionStatus::Pending.as_str())
+        .set("verify_due_on", now)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("webhooks")
+        .fetch_row(tx, columns!())
+        .await?;
     tx.wake_dispatcher_on_commit();
     Ok(webhook)
 }
@@ -154,25 +143,26 @@ pub async fn update_settings(
     settings: &WebhookSettings,
     now: Timestamp,
 ) -> Result<Webhook> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Webhook>(concat!(
-            "UPDATE webhooks SET topic = $2, url = $3, notify_origin = $4, auth_type = $5, auth_username = $6, \
-             auth_password_sealed = $7, ordering = $8, updated_on = $9 WHERE id = $1 RETURNING ",
-            columns!()
-        ))
-        .bind(id)
-        .bind(&settings.topic)
-        .bind(&settings.url)
-        .bind(settings.notify_origin)
-        .bind(settings.auth_type.as_str())
-        .bind(&settings.auth_username)
-        .bind(&settings.auth_password_sealed)
-        .bind(settings.ordering.as_str())
-        .bind(now.as_micros())
-        .fetch_one(c)
+    written(settings)
+        .set("updated_on", now)
+        .update("webhooks", id)
+        .fetch_row(tx, columns!())
         .await
-    })
-    .map_err(Into::into)
+}
+
+/// The columns a subscription's settings write, on insert and update alike.
+fn written(settings: &WebhookSettings) -> Columns {
+    Columns::new()
+        .set("topic", &settings.topic)
+        .set("url", &settings.url)
+        .set("notify_origin", settings.notify_origin)
+        .set("auth_type", settings.auth_type.as_str())
+        .set("auth_username", &settings.auth_username)
+        .set(
+            "auth_password_sealed",
+            settings.auth_password_sealed.as_deref(),
+        )
+        .set("ordering", settings.ordering.as_str())
 }
 
 /// Sets a subscription's status and counters (reactivation, manual disabling), and parks
@@ -248,16 +238,8 @@ pub async fn await_verification(tx: &mut Tx, id: i64, now: Timestamp) -> Result<
     Ok(webhook)
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM webhooks WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("webhooks");
 
 pub async fn find<'a>(
     exec: impl Into<Exec<'a>>,
@@ -477,7 +459,7 @@ pub async fn record_outcomes(
             p.bind(Arg::Int(now.as_micros())),
             p.bind(Arg::Int(webhook.id)),
         );
-        crate::products::execute_bound(tx, sql, p.args()).await?;
+        crate::write::execute_bound(tx, sql, p.args()).await?;
         changed.push((webhook.id, health));
     }
     webhook_deliveries::park(tx, &parking).await?;

@@ -24,7 +24,7 @@ use storage::product_assets::{self, Asset, NewAsset};
 use storage::products::{self, Product};
 use storage::sql::Direction;
 use storage::variants::{self, Owner};
-use storage::{ScopedExt, Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -310,7 +310,7 @@ async fn delete(
                         variants::update(tx, variant.id, &data, ctx.now).await?;
                     }
                 }
-                product_assets::delete(tx, id).await?;
+                tenant_rows::delete(tx, product_assets::TABLE, tenant, id).await?;
                 products::touch(tx, product_id, ctx.now).await?;
                 record(tx, ctx, topic::ASSETS_DELETED, &product, &asset, &doc).await?;
                 Ok(doc)

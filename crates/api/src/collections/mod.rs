@@ -16,7 +16,7 @@ use storage::collections::{self, Collection, CollectionFilter};
 use storage::locks::{self, Catalog};
 use storage::products;
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx, UniqueIndex};
+use storage::{ScopedExt, Tenant, Tx, UniqueIndex, tenant_rows};
 
 use services::products::Related;
 use services::slugs::{slug_refused, unique_slug};
@@ -214,7 +214,7 @@ async fn remove(
                 let current = locked_for_change(tx, tenant, id).await?;
                 let doc = document(ctx, &current);
                 check_preconditions(headers, &doc, current.updated_on)?;
-                collections::delete(tx, id).await?;
+                tenant_rows::delete(tx, collections::TABLE, tenant, id).await?;
                 record(tx, ctx, topic::COLLECTIONS_DELETED, &current, &doc).await?;
                 Ok(doc)
             }

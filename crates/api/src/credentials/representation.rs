@@ -32,10 +32,9 @@ pub fn token_resource(
     now: Timestamp,
     raw: Option<&str>,
 ) -> Resource {
-    let at = |m: Option<i64>| m.map(Timestamp::from_micros);
     let state = if token.revoked_on.is_some() {
         "revoked"
-    } else if token.expires_on.is_some_and(|e| e <= now.as_micros()) {
+    } else if token.expires_on.is_some_and(|e| e <= now) {
         "expired"
     } else {
         "active"
@@ -46,9 +45,9 @@ pub fn token_resource(
         scopes: &token.scopes,
         state,
         created_on: token.created_on,
-        expires_on: at(token.expires_on),
-        last_used_on: at(token.last_used_on),
-        revoked_on: at(token.revoked_on),
+        expires_on: token.expires_on,
+        last_used_on: token.last_used_on,
+        revoked_on: token.revoked_on,
         token: raw,
     };
     let href = urls.api(&format!("/personal_access_tokens/{}", token.id));

@@ -11,6 +11,7 @@ use domain::text::TextKind;
 use domain::{FieldErrors, Timestamp};
 
 use super::error::ApiError;
+use storage::sql::TimeRange;
 
 /// The decoded `name=value` pairs of a query string.
 #[derive(Clone, Debug, Default)]
@@ -123,16 +124,14 @@ impl QueryParams {
     }
 
     /// `{field}.gte` and `{field}.lte` as timestamps (RFC 3339 or `YYYY-MM-DD`).
-    pub fn time_range(&self, field: &str, errors: &mut FieldErrors) -> (Option<i64>, Option<i64>) {
+    pub fn time_range(&self, field: &str, errors: &mut FieldErrors) -> TimeRange {
         let mut bound = |which: &str| {
             let (name, value) = self.get_bound(field, which)?;
-            match Timestamp::parse(value) {
-                Some(t) => Some(t.as_micros()),
-                None => {
-                    errors.add(name, Timestamp::MESSAGE);
-                    None
-                }
+            let parsed = Timestamp::parse(value);
+            if parsed.is_none() {
+                errors.add(name, Timestamp::MESSAGE);
             }
+            parsed
         };
         let gte = bound("gte");
         // A bare date as an upper bound means "up to the end of that day".
@@ -140,7 +139,11 @@ impl QueryParams {
             let is_date = self
                 .get_bound(field, "lte")
                 .is_some_and(|(_, v)| v.len() == 10);
-            if is_date { t + 86_400_000_000 - 1 } else { t }
+            if is_date {
+                Timestamp::from_micros(t.as_micros() + 86_400_000_000 - 1)
+            } else {
+                t
+            }
         });
         (gte, lte)
     }
@@ -197,10 +200,7 @@ mod tests {
         assert_eq!(q.id_list("ids", &mut errors), Some(vec![1, 2, 3]));
         assert_eq!(q.get("q"), Some("a"));
         let (gte, lte) = q.time_range("created_on", &mut errors);
-        assert_eq!(
-            gte,
-            Timestamp::parse("2026-01-01").map(Timestamp::as_micros)
-        );
+        assert_eq!(gte, Timestamp::parse("2026-01-01"));
         assert_eq!(lte, None);
         assert!(errors.is_empty());
         q.time_range("updated_on", &mut errors);
@@ -229,7 +229,7 @@ mod tests {
             Some(5)
         );
         let (_, lte) = q.time_range("created_on", &mut errors);
-        assert_eq!(lte, Some(Timestamp::MAX.as_micros()));
+        assert_eq!(lte, Some(Timestamp::MAX));
         q.time_range("updated_on", &mut errors);
         let fields: Vec<&str> = errors.errors().iter().map(|e| e.field.as_str()).collect();
         assert_eq!(

@@ -73,7 +73,6 @@ pub fn order_resource(
     order: &Order,
     lines: &[OrderLine],
 ) -> Resource {
-    let at = |micros: Option<i64>| micros.map(Timestamp::from_micros);
     let fields = OrderFields {
         id: order.id,
         shop_id: order.shop_id,
@@ -98,10 +97,10 @@ pub fn order_resource(
         app_id: order.app_id,
         created_on: order.created_on,
         updated_on: order.updated_on,
-        placed_on: at(order.placed_on),
-        closed_on: at(order.closed_on),
-        shipped_on: at(order.shipped_on),
-        cancelled_on: at(order.cancelled_on),
+        placed_on: order.placed_on,
+        closed_on: order.closed_on,
+        shipped_on: order.shipped_on,
+        cancelled_on: order.cancelled_on,
     };
     let id = order.id;
     let write = viewer.contains(Scope::OrdersWrite);

@@ -16,7 +16,7 @@ use domain::{FieldErrors, Scope, topic};
 use serde_json::Value;
 use storage::price_lists::{self, PriceList, PriceListFilter};
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
@@ -196,7 +196,7 @@ async fn remove(
                 let current = locked(tx, tenant, id).await?;
                 let doc = document(ctx, &current);
                 check_preconditions(headers, &doc, current.updated_on)?;
-                price_lists::delete(tx, id).await?;
+                tenant_rows::delete(tx, price_lists::TABLE, tenant, id).await?;
                 record(tx, ctx, topic::PRICE_LISTS_DELETED, &current, &doc).await?;
                 Ok(doc)
             }

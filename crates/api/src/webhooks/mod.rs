@@ -22,7 +22,7 @@ use storage::shops::{self, Shop};
 use storage::sql::Direction;
 use storage::webhook_deliveries::{self, DeliveryFilter};
 use storage::webhooks::{self, NewWebhook, Webhook, WebhookFilter, WebhookSettings};
-use storage::{ScopedExt, Tenant, Tx};
+use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -182,7 +182,7 @@ async fn hub_delete(
                 let doc =
                     subscription_resource(urls, auth, &webhook, None).into_value(urls.curies());
                 check_preconditions(headers, &doc, webhook.updated_on)?;
-                webhooks::delete(tx, id).await?;
+                tenant_rows::delete(tx, webhooks::TABLE, tenant, id).await?;
                 Ok(doc)
             }
             .scoped()
@@ -388,7 +388,7 @@ async fn remove(
                 let webhook = locked(tx, tenant, id).await?;
                 let doc = webhook_resource(urls, auth, &webhook, None).into_value(urls.curies());
                 check_preconditions(headers, &doc, webhook.updated_on)?;
-                webhooks::delete(tx, id).await?;
+                tenant_rows::delete(tx, webhooks::TABLE, tenant, id).await?;
                 Ok(doc)
             }
             .scoped()
@@ -560,12 +560,12 @@ async fn deliveries(
             })
             .collect()
     });
-    let since = params.get("since").and_then(|v| match Timestamp::parse(v) {
-        Some(t) => Some(t.as_micros()),
-        None => {
+    let since = params.get("since").and_then(|v| {
+        let parsed = Timestamp::parse(v);
+        if parsed.is_none() {
             errors.add("since", Timestamp::MESSAGE);
-            None
         }
+        parsed
     });
     let filter = DeliveryFilter {
         statuses,

@@ -126,7 +126,7 @@ pub fn webhook_resource(
         app_id: webhook.app_id,
         error_count: webhook.error_count,
         last_error: webhook.last_error.as_deref(),
-        last_error_on: webhook.last_error_on.map(Timestamp::from_micros),
+        last_error_on: webhook.last_error_on,
         secret,
         created_on: webhook.created_on,
         updated_on: webhook.updated_on,
@@ -204,7 +204,7 @@ pub fn delivery_resource(
         attempts: delivery.attempts,
         // None while parked: it waits for the webhook's reactivation, not for a time.
         next_attempt_on: (delivery.status == DeliveryStatus::Pending && !delivery.is_parked())
-            .then(|| Timestamp::from_micros(delivery.next_attempt_on)),
+            .then_some(delivery.next_attempt_on),
         last_status_code: delivery.last_status_code,
         last_error: delivery.last_error.as_deref(),
         created_on: delivery.created_on,
@@ -259,8 +259,8 @@ pub fn replay_resource(urls: &Urls, replay: &Replay, progress: Progress) -> Reso
     let fields = ReplayFields {
         id: replay.id,
         webhook_id: replay.webhook_id,
-        since: Timestamp::from_micros(replay.since_on),
-        until: Timestamp::from_micros(replay.until_on),
+        since: replay.since_on,
+        until: replay.until_on,
         deliveries: replay.deliveries,
         pending: progress.pending,
         succeeded: progress.succeeded,

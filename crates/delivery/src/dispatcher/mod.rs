@@ -380,7 +380,7 @@ impl Dispatcher {
             claimed
                 .delivery
                 .lease_expires_on
-                .is_some_and(|until| until > deadline.as_micros())
+                .is_some_and(|until| until > deadline)
         });
         for (webhook_id, claimed) in ready {
             let this = self.clone();
@@ -510,7 +510,7 @@ impl Dispatcher {
     /// The secrets that sign a webhook's requests now: its own, and the one before a
     /// rotation until its grace period ends.
     fn secrets_of(&self, webhook: &Webhook) -> Vec<WebhookSecret> {
-        let now = self.clock.now().as_micros();
+        let now = self.clock.now();
         let previous = webhook.previous_secret_sealed.as_deref().filter(|_| {
             webhook
                 .previous_secret_expires_on

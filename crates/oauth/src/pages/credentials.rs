@@ -237,11 +237,8 @@ pub async fn register_app(State(auth): State<Arc<AuthService>>, request: Request
     render(&auth, &headers, &user, status, outcome).await
 }
 
-fn date(micros: Option<i64>, none: &str) -> String {
-    micros.map_or_else(
-        || none.to_owned(),
-        |m| Timestamp::from_micros(m).to_rfc3339(),
-    )
+fn date(at: Option<Timestamp>, none: &str) -> String {
+    at.map_or_else(|| none.to_owned(), Timestamp::to_rfc3339)
 }
 
 /// A checkbox for each of `scopes`.
@@ -271,7 +268,7 @@ async fn render(
     };
     let csrf = Csrf::for_request(headers);
     let csrf_field = hidden_fields([("csrf", csrf.token.as_str())]);
-    let now = auth.clock.now().as_micros();
+    let now = auth.clock.now();
     let rows: String = tokens
         .iter()
         .map(|t| {

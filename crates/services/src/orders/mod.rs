@@ -11,7 +11,7 @@ use domain::{FieldErrors, topic};
 use serde_json::Value;
 use storage::orders::{self as stored, LineData, Order, OrderLine};
 use storage::shops::{self, Shop};
-use storage::{ScopedExt, Tx};
+use storage::{ScopedExt, Tx, tenant_rows};
 
 use self::input::{NewOrder, OrderChanges, ShipInput};
 use self::pricing::{order_totals, priced_lines};
@@ -187,7 +187,7 @@ pub async fn delete(
                     ));
                 }
                 let shop = shop_of(tx, op, &current.order).await?;
-                stored::delete(tx, id).await?;
+                tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 record(tx, op, topic::ORDERS_DELETED, &shop, &current).await?;
                 Ok(current)
             }

@@ -7,7 +7,7 @@ use domain::{FieldErrors, ScopeSet, topic};
 use serde_json::Value;
 use storage::product_types::{self as stored, ProductType};
 use storage::sellers::Seller;
-use storage::{ScopedExt, Tx, UniqueIndex};
+use storage::{ScopedExt, Tx, UniqueIndex, tenant_rows};
 
 use self::input::{NewProductType, ProductTypeChanges};
 use crate::events::Change;
@@ -83,7 +83,7 @@ pub async fn delete(
                         ),
                     ));
                 }
-                stored::delete(tx, id).await?;
+                tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 record(tx, op, topic::PRODUCT_TYPES_DELETED, &current).await?;
                 Ok(current)
             }

@@ -8,7 +8,7 @@ use domain::{FieldErrors, ScopeSet, limits, topic};
 use serde_json::Value;
 use storage::products::{self, Product};
 use storage::variants::{self as stored, Owner, StockChange, Variant, VariantData};
-use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_assets};
+use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_assets, tenant_rows};
 
 use self::input::{Defaults, NewVariant, VariantChanges};
 use crate::catalog::{self, VARIANTS_MAX, check_skus_free, locked_product, refresh_derived};
@@ -123,7 +123,7 @@ pub async fn delete(
                     ));
                 }
                 price_lists::forget_variants(tx, &[id], op.now).await?;
-                stored::delete(tx, id).await?;
+                tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 refresh_derived(tx, &product, op.now).await?;
                 record(tx, op, topic::VARIANTS_DELETED, &product, &current).await?;
                 Ok(current)

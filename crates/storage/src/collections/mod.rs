@@ -15,9 +15,9 @@ use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::locks::{self, Catalog};
-use crate::products::execute_bound;
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
+use crate::write::{Columns, execute_bound};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Collection {
@@ -36,9 +36,7 @@ pub struct Collection {
     #[sqlx(try_from = "String")]
     pub sort_order: SortOrder,
     pub products_count: i64,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -85,8 +83,19 @@ pub struct CollectionFilter {
     /// Collections holding any of these products.
     pub product_ids: Option<Vec<i64>>,
     pub q: Option<String>,
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
+}
+
+/// The columns `data` writes, on insert and update alike (the kind is set once, on insert).
+fn written(data: &CollectionData) -> Columns {
+    Columns::new()
+        .set("title", &data.title)
+        .set("slug", &data.slug)
+        .set("description", &data.description)
+        .set("rules", to_text(&data.rules))
+        .set("rule_match", data.rule_match.as_str())
+        .set("sort_order", data.sort_order.as_str())
 }
 
 pub async fn insert(
@@ -96,24 +105,15 @@ pub async fn insert(
     data: &CollectionData,
     now: Timestamp,
 ) -> Result<Collection> {
-    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(
-            "INSERT INTO collections (account_id, seller_id, title, slug, description, kind, rules, rule_match, \
-             sort_order, created_on, updated_on) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id",
-        )
-        .bind(account_id)
-        .bind(seller_id)
-        .bind(&data.title)
-        .bind(&data.slug)
-        .bind(&data.description)
-        .bind(data.kind.as_str())
-        .bind(to_text(&data.rules))
-        .bind(data.rule_match.as_str())
-        .bind(data.sort_order.as_str())
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
-    })?;
+    let id = written(data)
+        .set("account_id", account_id)
+        .set("seller_id", seller_id)
+        .set("kind", data.kind.as_str())
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("collections")
+        .fetch_id(tx)
+        .await?;
     if data.kind == CollectionKind::Smart {
         recompute(tx, id, seller_id, &data.rules, data.rule_match).await?;
     }
@@ -128,23 +128,11 @@ pub async fn update(
     data: &CollectionData,
     now: Timestamp,
 ) -> Result<Collection> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE collections SET title = $2, slug = $3, description = $4, rules = $5, rule_match = $6, \
-             sort_order = $7, updated_on = $8 WHERE id = $1",
-        )
-        .bind(before.id)
-        .bind(&data.title)
-        .bind(&data.slug)
-        .bind(&data.description)
-        .bind(to_text(&data.rules))
-        .bind(data.rule_match.as_str())
-        .bind(data.sort_order.as_str())
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|_| ())
-    })?;
+    written(data)
+        .set("updated_on", now)
+        .update("collections", before.id)
+        .execute(tx)
+        .await?;
     if data.kind == CollectionKind::Smart
         && (data.rules != before.rules.0 || data.rule_match != before.rule_match)
     {
@@ -160,16 +148,8 @@ pub async fn update(
     reread(tx, before.id).await
 }
 
-pub async fn delete(tx: &mut Tx, id: i64) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM collections WHERE id = $1")
-            .bind(id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
-}
+/// Where its rows are deleted, with `tenant_rows::delete`.
+pub const TABLE: TenantTable = TenantTable::new("collections");
 
 async fn reread(tx: &mut Tx, id: i64) -> Result<Collection> {
     with_conn!(Exec::Tx(tx), |c| {
@@ -264,7 +244,7 @@ pub async fn refresh_product(tx: &mut Tx, seller_id: i64, product_id: i64) -> Re
         .copied()
         .filter(|id| !matching.contains(id))
         .collect();
-    crate::products::insert_rows(
+    crate::write::insert_rows(
         tx,
         "collection_products (collection_id, product_id, position)",
         added

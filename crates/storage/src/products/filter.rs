@@ -36,8 +36,8 @@ pub struct ProductFilter {
     pub skus: Option<Vec<String>>,
     pub vendors: Option<Vec<String>>,
     pub price: (Option<i64>, Option<i64>),
-    pub created_on: (Option<i64>, Option<i64>),
-    pub updated_on: (Option<i64>, Option<i64>),
+    pub created_on: crate::sql::TimeRange,
+    pub updated_on: crate::sql::TimeRange,
     /// Search words; each must begin a word of the product's search document.
     pub words: Option<Vec<String>>,
 }

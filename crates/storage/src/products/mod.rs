@@ -20,7 +20,8 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
-use crate::tenant_rows;
+use crate::tenant_rows::{self, TenantTable};
+use crate::write::{Columns, insert_rows};
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct Product {
@@ -43,9 +44,7 @@ pub struct Product {
     #[sqlx(try_from = "String")]
     pub custom_attributes: JsonText<Map<String, Value>>,
     pub all_shops: bool,
-    #[sqlx(try_from = "i64")]
     pub created_on: Timestamp,
-    #[sqlx(try_from = "i64")]
     pub updated_on: Timestamp,
 }
 
@@ -104,6 +103,24 @@ impl Product {
     }
 }
 
+/// The columns `data` writes, on insert and update alike.
+fn written(data: &ProductData) -> Columns {
+    Columns::new()
+        .set("title", &data.title)
+        .set("slug", &data.slug)
+        .set("description", &data.description)
+        .set("status", data.status.as_str())
+        .set("vendor", &data.vendor)
+        .set("tags", to_text(&data.tags))
+        .set("price", data.price)
+        .set("price_comparison", data.price_comparison)
+        .set("currency_code", &data.currency_code)
+        .set("product_type_id", data.product_type_id)
+        .set("custom_attributes", to_text(&data.custom_attributes))
+        .set("all_shops", data.all_shops)
+        .set("search_text", &data.search_text)
+}
+
 pub async fn insert(
     tx: &mut Tx,
     account_id: i64,
@@ -111,32 +128,14 @@ pub async fn insert(
     data: &ProductData,
     now: Timestamp,
 ) -> Result<i64> {
-    let id: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(
-            "INSERT INTO products (account_id, seller_id, title, slug, description, status, vendor, tags, price, \
-             price_comparison, currency_code, product_type_id, custom_attributes, all_shops, search_text, \
-             created_on, updated_on) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16) RETURNING id",
-        )
-        .bind(account_id)
-        .bind(seller_id)
-        .bind(&data.title)
-        .bind(&data.slug)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(&data.vendor)
-        .bind(to_text(&data.tags))
-        .bind(data.price)
-        .bind(data.price_comparison)
-        .bind(&data.currency_code)
-        .bind(data.product_type_id)
-        .bind(to_text(&data.custom_attributes))
-        .bind(data.all_shops)
-        .bind(&data.search_text)
-        .bind(now.as_micros())
-        .fetch_one(c)
-        .await
-    })?;
+    let id = written(data)
+        .set("account_id", account_id)
+        .set("seller_id", seller_id)
+        .set("created_on", now)
+        .set("updated_on", now)
+        .insert_into("products")
+        .fetch_id(tx)
+        .await?;
     write_tags(tx, (account_id, seller_id), id, &data.tags).await?;
     if !data.all_shops {
         write_shops(tx, id, &data.shop_ids).await?;
@@ -153,31 +152,11 @@ pub async fn update(
     data: &ProductData,
     now: Timestamp,
 ) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query(
-            "UPDATE products SET title = $2, slug = $3, description = $4, status = $5, vendor = $6, tags = $7, \
-             price = $8, price_comparison = $9, currency_code = $10, product_type_id = $11, \
-             custom_attributes = $12, all_shops = $13, search_text = $14, updated_on = $15 WHERE id = $1",
-        )
-        .bind(before.id)
-        .bind(&data.title)
-        .bind(&data.slug)
-        .bind(&data.description)
-        .bind(data.status.as_str())
-        .bind(&data.vendor)
-        .bind(to_text(&data.tags))
-        .bind(data.price)
-        .bind(data.price_comparison)
-        .bind(&data.currency_code)
-        .bind(data.product_type_id)
-        .bind(to_text(&data.custom_attributes))
-        .bind(data.all_shops)
-        .bind(&data.search_text)
-        .bind(now.as_micros())
-        .execute(c)
-        .await
-        .map(|_| ())
-    })?;
+    written(data)
+        .set("updated_on", now)
+        .update("products", before.id)
+        .execute(tx)
+        .await?;
     if data.tags != before.tags.0 {
         with_conn!(Exec::Tx(tx), |c| {
             sqlx::query("DELETE FROM product_tags WHERE product_id = $1")
@@ -255,15 +234,15 @@ pub async fn touch(tx: &mut Tx, id: i64, now: Timestamp) -> Result<()> {
     Ok(())
 }
 
+const TABLE: TenantTable = TenantTable::new("products");
+
 /// Deletes the product with its variants, assets, tags and memberships.
 pub async fn delete(tx: &mut Tx, product: &Product) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query("DELETE FROM products WHERE id = $1")
-            .bind(product.id)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
+    let owner = Tenant {
+        account_id: product.account_id,
+        seller_id: Some(product.seller_id),
+    };
+    tenant_rows::delete(tx, TABLE, owner, product.id).await?;
     adjust_counts(
         tx,
         product.account_id,
@@ -301,38 +280,6 @@ async fn write_shops(tx: &mut Tx, product_id: i64, shop_ids: &[i64]) -> Result<(
         .iter()
         .map(|&shop_id| [Arg::Int(product_id), Arg::Int(shop_id)]);
     insert_rows(tx, "product_shops (product_id, shop_id)", rows).await
-}
-
-/// Inserts rows in one statement, skipping ones already there.
-pub(crate) async fn insert_rows<const N: usize>(
-    tx: &mut Tx,
-    table_and_columns: &'static str,
-    rows: impl IntoIterator<Item = [Arg; N]>,
-) -> Result<()> {
-    let mut params = Params::new();
-    let values: Vec<String> = rows
-        .into_iter()
-        .map(|row| format!("({})", params.bind_all(row)))
-        .collect();
-    if values.is_empty() {
-        return Ok(());
-    }
-    let sql = format!(
-        "INSERT INTO {table_and_columns} VALUES {} ON CONFLICT DO NOTHING",
-        values.join(", ")
-    );
-    execute_bound(tx, sql, params.args()).await
-}
-
-/// Runs one statement whose values are bound `Arg`s.
-pub(crate) async fn execute_bound(tx: &mut Tx, sql: String, args: &[Arg]) -> Result<()> {
-    with_conn!(Exec::Tx(tx), |c| {
-        crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), args)
-            .execute(c)
-            .await
-            .map(|_| ())
-    })?;
-    Ok(())
 }
 
 async fn adjust_counts(

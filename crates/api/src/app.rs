@@ -18,6 +18,7 @@ use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tracing::Span;
 
+use crate::area::AREAS;
 use crate::kernel::error::ApiError;
 use crate::kernel::request_id::RandomRequestId;
 use crate::kernel::{
@@ -25,27 +26,16 @@ use crate::kernel::{
     versioning,
 };
 use crate::state::AppState;
-use crate::{
-    assets, collections, credentials, docs, ops, orders, price_lists, product_types, products,
-    root, sellers, shops, variants, webhooks,
-};
+use crate::{assets, docs, ops, root};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
 /// endpoints and the token endpoint, behind one middleware stack.
 pub fn router(state: AppState) -> Router {
-    let mut v2 = Router::new()
-        .route("/", get(root::show))
-        .merge(sellers::routes())
-        .merge(shops::routes())
-        .merge(products::routes())
-        .merge(variants::routes())
-        .merge(assets::routes(state.config.max_asset_bytes))
-        .merge(product_types::routes())
-        .merge(collections::routes())
-        .merge(webhooks::routes())
-        .merge(price_lists::routes())
-        .merge(orders::routes())
-        .merge(credentials::routes());
+    let mut v2 = AREAS
+        .iter()
+        .fold(Router::new().route("/", get(root::show)), |v2, area| {
+            v2.merge((area.routes)(&state.config))
+        });
     if state.config.bench_baseline {
         v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));
     }

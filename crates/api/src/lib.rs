@@ -4,6 +4,7 @@
 //! `product_types`, `collections` and `price_lists`, `orders`, `webhooks`) has its router,
 //! representations and input rules.
 
+mod area;
 mod kernel;
 mod rels;
 

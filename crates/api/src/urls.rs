@@ -1,4 +1,6 @@
-//! Every address the API links to, built in one place. Links always point at `/v2`.
+//! The addresses the API links to: the public and `/v2` bases, curies and list templates.
+//! Each area adds its own builders (`impl Urls` in its `area.rs`, beside its paths).
+//! Links always point at `/v2`.
 
 use hal::Curies;
 
@@ -45,77 +47,6 @@ impl Urls {
 
     pub fn root(&self) -> String {
         self.base.clone()
-    }
-
-    pub fn seller(&self, id: i64) -> String {
-        format!("{}/sellers/{id}", self.base)
-    }
-
-    pub fn seller_shops(&self, id: i64) -> String {
-        format!("{}/sellers/{id}/shops", self.base)
-    }
-
-    pub fn shop(&self, id: i64) -> String {
-        format!("{}/shops/{id}", self.base)
-    }
-
-    pub fn product(&self, id: i64) -> String {
-        format!("{}/products/{id}", self.base)
-    }
-
-    pub fn variants(&self, product_id: i64) -> String {
-        format!("{}/products/{product_id}/variants", self.base)
-    }
-
-    pub fn variant(&self, product_id: i64, id: i64) -> String {
-        format!("{}/products/{product_id}/variants/{id}", self.base)
-    }
-
-    pub fn assets(&self, product_id: i64) -> String {
-        format!("{}/products/{product_id}/assets", self.base)
-    }
-
-    pub fn asset(&self, product_id: i64, id: i64) -> String {
-        format!("{}/products/{product_id}/assets/{id}", self.base)
-    }
-
-    /// The public address of an asset's file: immutable, named by its digest.
-    pub fn asset_file(&self, id: i64, digest: &str, file_name: &str) -> String {
-        let name = form_urlencoded::byte_serialize(file_name.as_bytes()).collect::<String>();
-        format!("{}/files/{id}/{digest}/{name}", self.public)
-    }
-
-    pub fn product_type(&self, id: i64) -> String {
-        format!("{}/product_types/{id}", self.base)
-    }
-
-    pub fn webhook(&self, id: i64) -> String {
-        format!("{}/webhooks/{id}", self.base)
-    }
-
-    pub fn subscription(&self, shop_id: i64, id: i64) -> String {
-        format!("{}/hub/{shop_id}/subscriptions/{id}", self.base)
-    }
-
-    pub fn collection(&self, id: i64) -> String {
-        format!("{}/collections/{id}", self.base)
-    }
-
-    pub fn order(&self, id: i64) -> String {
-        format!("{}/orders/{id}", self.base)
-    }
-
-    /// A move of an order (`place`, `close`, `ship`, `cancel`).
-    pub fn order_action(&self, id: i64, action: &str) -> String {
-        format!("{}/orders/{id}/{action}", self.base)
-    }
-
-    pub fn shop_orders(&self, shop_id: i64) -> String {
-        format!("{}/shops/{shop_id}/orders", self.base)
-    }
-
-    pub fn price_list(&self, id: i64) -> String {
-        format!("{}/price_lists/{id}", self.base)
     }
 
     /// A templated list link with some parameters already set, declaring the others.

@@ -5,12 +5,13 @@
 //! The bytes live in the database, so every node serves every file. Types are read from
 //! the bytes (JPEG, PNG, GIF, WebP), never taken from the client.
 
+pub mod area;
 mod representation;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
-use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Path, RawQuery, Request, State};
+use axum::extract::{FromRequest, Multipart, Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -53,17 +54,6 @@ pub static ASSET_LIST: ListSpec = ListSpec {
 /// The largest request body an upload of `max_asset_bytes` can take (base64 and framing).
 pub fn upload_body_limit(max_asset_bytes: usize) -> usize {
     max_asset_bytes / 3 * 4 + 64 * 1024
-}
-
-pub fn routes(max_asset_bytes: usize) -> Router<AppState> {
-    Router::new()
-        .route(
-            "/products/{id}/assets",
-            get(list)
-                .post(upload)
-                .layer(DefaultBodyLimit::max(upload_body_limit(max_asset_bytes))),
-        )
-        .route("/products/{id}/assets/{asset_id}", get(show).delete(delete))
 }
 
 pub fn file_routes() -> Router<AppState> {

@@ -1,13 +1,12 @@
 //! Collections: list, read, create, update, delete; their products in the collection's
 //! order; and, for manual collections, adding, removing and reordering products.
 
+pub mod area;
 mod input;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::{delete, get};
 use domain::catalog::collection::CollectionKind;
 use domain::{FieldErrors, Scope, limits, topic};
 use serde::Deserialize;
@@ -63,20 +62,6 @@ pub static MEMBER_LIST: ListSpec = ListSpec {
     default_sort: ("position", Direction::Asc),
     filters: &[],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/collections", get(list).post(create))
-        .route("/collections/{id}", get(show).put(update).delete(remove))
-        .route(
-            "/collections/{id}/products",
-            get(members).post(add_product).put(reorder),
-        )
-        .route(
-            "/collections/{id}/products/{product_id}",
-            delete(remove_product),
-        )
-}
 
 async fn list(
     State(state): State<AppState>,

@@ -7,11 +7,10 @@
 //! it, so reading needs `credentials.read` and every change `credentials.write`, scopes
 //! that `admin` does not imply.
 
+pub mod area;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::routing::get;
 use domain::{FieldErrors, Scope, ScopeSet};
 use oauth::apps::{AppRegistration, UserRegistration, register_for_user};
 use oauth::grant::GrantType;
@@ -45,20 +44,6 @@ pub static APP_LIST: ListSpec = ListSpec {
     default_sort: ("id", Direction::Desc),
     filters: &[],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/personal_access_tokens",
-            get(list_tokens).post(create_token),
-        )
-        .route(
-            "/personal_access_tokens/{id}",
-            get(show_token).delete(revoke_token),
-        )
-        .route("/apps", get(list_apps).post(register_app))
-        .route("/apps/{id}", get(show_app))
-}
 
 /// The user behind the token, when the token holds `needed`: credentials belong to
 /// people, not apps.

@@ -2,12 +2,11 @@
 //! checkout, edited, moved along the state machine (place, close, ship, cancel) and deleted
 //! with `orders.write`.
 
+pub mod area;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::{get, post, put};
 use domain::order::{OrderStatus, Transition};
 use domain::{FieldErrors, Scope, limits};
 use storage::orders::{self, OrderFilter, OrderLine};
@@ -44,17 +43,6 @@ pub static ORDER_LIST: ListSpec = ListSpec {
         "updated_on.lte",
     ],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/orders", get(list))
-        .route("/orders/{id}", get(show).put(update).delete(delete))
-        .route("/orders/{id}/place", put(place))
-        .route("/orders/{id}/close", put(close))
-        .route("/orders/{id}/ship", put(ship))
-        .route("/orders/{id}/cancel", put(cancel))
-        .route("/shops/{id}/orders", post(create))
-}
 
 async fn list(
     State(state): State<AppState>,

@@ -115,7 +115,7 @@ pub fn order_resource(
         );
     for transition in order.status.transitions() {
         resource = resource.rel_if(write, rel_of(transition), || {
-            urls.order_action(id, transition.as_str())
+            urls.order_move(id, transition)
         });
     }
     resource

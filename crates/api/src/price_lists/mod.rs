@@ -2,15 +2,14 @@
 //! conditions under which they apply. List, read, create, update and delete; items are in
 //! `items`, the preview of the prices a list gives in `prices`.
 
+pub mod area;
 mod input;
 mod items;
 mod prices;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::get;
 use domain::catalog::pricing::{PriceListKind, PriceListStatus};
 use domain::{FieldErrors, Scope, topic};
 use serde_json::Value;
@@ -55,21 +54,6 @@ pub static ITEM_LIST: ListSpec = ListSpec {
     default_sort: ("id", Direction::Asc),
     filters: &["variant_ids", "product_ids"],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/price_lists", get(list).post(create))
-        .route("/price_lists/{id}", get(show).put(update).delete(remove))
-        .route(
-            "/price_lists/{id}/items",
-            get(items::list).put(items::upsert),
-        )
-        .route(
-            "/price_lists/{id}/items/{item_id}",
-            get(items::show).delete(items::remove),
-        )
-        .route("/price_lists/{id}/prices", get(prices::show))
-}
 
 async fn list(
     State(state): State<AppState>,

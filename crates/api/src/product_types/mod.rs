@@ -1,12 +1,11 @@
 //! Product types: list, read, create, update (name, attribute schema) and delete (refused
 //! while products use the type).
 
+pub mod area;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::get;
 use domain::{FieldErrors, Scope};
 use serde_json::Value;
 use services::product_types::input::{NewProductType, ProductTypeChanges};
@@ -40,12 +39,6 @@ pub static PRODUCT_TYPE_LIST: ListSpec = ListSpec {
         "updated_on.lte",
     ],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/product_types", get(list).post(create))
-        .route("/product_types/{id}", get(show).put(update).delete(delete))
-}
 
 async fn list(
     State(state): State<AppState>,

@@ -1,13 +1,12 @@
 //! Products: list (an admin view for the account's tokens, the public catalog of named
 //! shops for others), read, create with variants, update and delete.
 
+pub mod area;
 mod representation;
 mod view;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::get;
 use domain::catalog::product::{ProductStatus, tag_key};
 use domain::catalog::search;
 use domain::{FieldErrors, Scope, limits};
@@ -51,12 +50,6 @@ pub static PRODUCT_LIST: ListSpec = ListSpec {
         "updated_on.lte",
     ],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/products", get(list).post(create))
-        .route("/products/{id}", get(show).put(update).delete(delete))
-}
 
 async fn list(
     State(state): State<AppState>,

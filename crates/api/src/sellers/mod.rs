@@ -1,10 +1,9 @@
 //! Sellers: read-only, `GET /v2/sellers` and `GET /v2/sellers/{id}`.
 
+pub mod area;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
-use axum::routing::get;
 use domain::{FieldErrors, Scope};
 use storage::sellers::{self, SellerFilter};
 use storage::shops;
@@ -33,12 +32,6 @@ pub static SELLER_LIST: ListSpec = ListSpec {
         "updated_on.lte",
     ],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/sellers", get(list))
-        .route("/sellers/{id}", get(show))
-}
 
 async fn list(
     State(state): State<AppState>,

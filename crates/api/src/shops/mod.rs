@@ -1,12 +1,11 @@
 //! Shops: list, read, create under a seller, and change settings.
 
+pub mod area;
 mod input;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
 use domain::shop::Storefront;
 use domain::{FieldErrors, Scope, topic};
 use storage::shops::{self, ShopFilter};
@@ -41,13 +40,6 @@ pub static SHOP_LIST: ListSpec = ListSpec {
         "updated_on.lte",
     ],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/shops", get(list))
-        .route("/shops/{id}", get(show).put(update))
-        .route("/sellers/{id}/shops", post(create))
-}
 
 async fn list(
     State(state): State<AppState>,

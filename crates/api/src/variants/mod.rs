@@ -1,12 +1,11 @@
 //! Variants under `/products/{product_id}/variants`: list, read, add, change, delete (never
 //! the last one) and atomic stock adjustments.
 
+pub mod area;
 mod representation;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
 use domain::{FieldErrors, Scope};
 use serde::Deserialize;
 use serde_json::Value;
@@ -35,19 +34,6 @@ pub static VARIANT_LIST: ListSpec = ListSpec {
     default_sort: ("position", Direction::Asc),
     filters: &[],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/products/{id}/variants", get(list).post(create))
-        .route(
-            "/products/{id}/variants/{variant_id}",
-            get(show).put(update).delete(delete),
-        )
-        .route(
-            "/products/{id}/variants/{variant_id}/stock_adjustments",
-            post(adjust_stock),
-        )
-}
 
 async fn list(
     State(state): State<AppState>,

@@ -3,15 +3,14 @@
 //! topics they may name, and each one's delivery history, redelivery and replays. Sending
 //! is the `delivery` crate's dispatcher.
 
+pub mod area;
 mod input;
 mod representation;
 
 use std::collections::HashMap;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use axum::routing::{get, post, put};
 use delivery::signature::WebhookSecret;
 use domain::limits::IntRange;
 use domain::webhook::{DeliveryStatus, SubscriptionStatus};
@@ -67,28 +66,6 @@ pub static DELIVERY_LIST: ListSpec = ListSpec {
     default_sort: ("id", Direction::Desc),
     filters: &["status", "topic", "since"],
 };
-
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/hub/{id}/subscriptions", get(hub_list).post(hub_create))
-        .route(
-            "/hub/{id}/subscriptions/{subscription_id}",
-            get(hub_show).delete(hub_delete),
-        )
-        .route("/webhooks", get(list).post(create))
-        .route("/webhooks/topics", get(topics))
-        .route("/webhooks/{id}", get(show).put(update).delete(remove))
-        .route("/webhooks/{id}/reactivate", put(reactivate))
-        .route("/webhooks/{id}/disable", put(disable))
-        .route("/webhooks/{id}/secret", post(rotate_secret))
-        .route("/webhooks/{id}/deliveries", get(deliveries))
-        .route(
-            "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
-            post(redeliver),
-        )
-        .route("/webhooks/{id}/replays", post(replay))
-        .route("/webhooks/{id}/replays/{replay_id}", get(replay_status))
-}
 
 /// The tenant's shop, or 404.
 async fn own_shop(state: &AppState, tenant: Tenant, id: i64) -> ApiResult<Shop> {

@@ -1,0 +1,67 @@
+//! A route path written once: the router matches its pattern, and links to it are built
+//! from the same constant, so a typo is a compile error or a failing route test rather
+//! than a broken link.
+
+use crate::urls::Urls;
+
+/// A path under `/v2`, such as `/orders/{id}/place`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path(&'static str);
+
+impl Path {
+    pub const fn new(pattern: &'static str) -> Self {
+        Self(pattern)
+    }
+
+    /// As axum matches it, and as a URI template (`{id}` is a template variable).
+    pub const fn pattern(self) -> &'static str {
+        self.0
+    }
+
+    /// The path with its `{…}` segments filled by `ids`, in order.
+    pub fn with(self, ids: &[i64]) -> String {
+        let mut out = String::with_capacity(self.0.len() + 8 * ids.len());
+        let mut ids = ids.iter();
+        let mut rest = self.0;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let close = rest[open..].find('}').map_or(rest.len(), |n| open + n + 1);
+            match ids.next() {
+                Some(id) => out.push_str(&id.to_string()),
+                None => out.push_str(&rest[open..close]),
+            }
+            rest = &rest[close..];
+        }
+        out.push_str(rest);
+        debug_assert!(ids.next().is_none(), "more ids than segments in {}", self.0);
+        out
+    }
+}
+
+impl Urls {
+    /// `{public_url}/v2` and `path` filled with `ids`.
+    pub fn at(&self, path: Path, ids: &[i64]) -> String {
+        self.api(&path.with(ids))
+    }
+
+    /// `path` as a URI template (its `{…}` segments left for the client to fill).
+    pub fn template(&self, path: Path) -> String {
+        self.api(path.pattern())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_are_filled_in_order() {
+        let path = Path::new("/products/{id}/variants/{variant_id}");
+        assert_eq!(path.with(&[7, 42]), "/products/7/variants/42");
+        assert_eq!(Path::new("/orders").with(&[]), "/orders");
+        assert_eq!(
+            Path::new("/orders/{id}/place").with(&[1001]),
+            "/orders/1001/place"
+        );
+    }
+}

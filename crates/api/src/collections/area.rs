@@ -1,0 +1,60 @@
+//! The collections area as the toolkit gathers it: paths, routes, root links, URL
+//! builders.
+
+use axum::Router;
+use axum::routing::{self, get};
+
+use super::COLLECTION_LIST;
+use crate::area::{Area, Path, RootLink};
+use crate::products::area::{catalog_admin, catalog_writer};
+use crate::rels;
+use crate::state::{ApiConfig, AppState};
+use crate::urls::Urls;
+
+pub const COLLECTIONS: Path = Path::new("/collections");
+pub const COLLECTION: Path = Path::new("/collections/{id}");
+pub const MEMBERS: Path = Path::new("/collections/{id}/products");
+pub const MEMBER: Path = Path::new("/collections/{id}/products/{product_id}");
+
+pub static AREA: Area = Area {
+    routes,
+    root_links: &[
+        RootLink {
+            rel: &rels::COLLECTIONS_COLLECTIONS,
+            shown: catalog_admin,
+            href: |urls| urls.list_template(COLLECTIONS.pattern(), &COLLECTION_LIST),
+        },
+        RootLink {
+            rel: &rels::COLLECTIONS_COLLECTION,
+            shown: catalog_admin,
+            href: |urls| urls.template(COLLECTION),
+        },
+        RootLink {
+            rel: &rels::COLLECTIONS_CREATE_COLLECTION,
+            shown: catalog_writer,
+            href: |urls| urls.template(COLLECTIONS),
+        },
+    ],
+};
+
+fn routes(_: &ApiConfig) -> Router<AppState> {
+    Router::new()
+        .route(COLLECTIONS.pattern(), get(super::list).post(super::create))
+        .route(
+            COLLECTION.pattern(),
+            get(super::show).put(super::update).delete(super::remove),
+        )
+        .route(
+            MEMBERS.pattern(),
+            get(super::members)
+                .post(super::add_product)
+                .put(super::reorder),
+        )
+        .route(MEMBER.pattern(), routing::delete(super::remove_product))
+}
+
+impl Urls {
+    pub fn collection(&self, id: i64) -> String {
+        self.at(COLLECTION, &[id])
+    }
+}

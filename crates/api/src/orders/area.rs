@@ -1,0 +1,80 @@
+//! The orders area as the toolkit gathers it: paths, routes, root links, URL builders.
+
+use axum::Router;
+use axum::routing::{get, post, put};
+use domain::Scope;
+use domain::order::Transition;
+
+use super::ORDER_LIST;
+use crate::area::{Access, Area, Path, RootLink};
+use crate::rels;
+use crate::state::{ApiConfig, AppState};
+use crate::urls::Urls;
+
+pub const ORDERS: Path = Path::new("/orders");
+pub const ORDER: Path = Path::new("/orders/{id}");
+pub const PLACE: Path = Path::new("/orders/{id}/place");
+pub const CLOSE: Path = Path::new("/orders/{id}/close");
+pub const SHIP: Path = Path::new("/orders/{id}/ship");
+pub const CANCEL: Path = Path::new("/orders/{id}/cancel");
+/// A shop's orders: where an order is created.
+pub const SHOP_ORDERS: Path = Path::new("/shops/{id}/orders");
+
+pub static AREA: Area = Area {
+    routes,
+    root_links: &[
+        RootLink {
+            rel: &rels::ORDERS_ORDERS,
+            shown: reader,
+            href: |urls| urls.list_template(ORDERS.pattern(), &ORDER_LIST),
+        },
+        RootLink {
+            rel: &rels::ORDERS_ORDER,
+            shown: reader,
+            href: |urls| urls.template(ORDER),
+        },
+    ],
+};
+
+fn routes(_: &ApiConfig) -> Router<AppState> {
+    Router::new()
+        .route(ORDERS.pattern(), get(super::list))
+        .route(
+            ORDER.pattern(),
+            get(super::show).put(super::update).delete(super::delete),
+        )
+        .route(PLACE.pattern(), put(super::place))
+        .route(CLOSE.pattern(), put(super::close))
+        .route(SHIP.pattern(), put(super::ship))
+        .route(CANCEL.pattern(), put(super::cancel))
+        .route(SHOP_ORDERS.pattern(), post(super::create))
+}
+
+fn reader(access: &Access<'_>) -> bool {
+    access.tenant_has(Scope::OrdersRead)
+}
+
+/// Where each move of the state machine is made.
+fn path_of(transition: Transition) -> Path {
+    match transition {
+        Transition::Place => PLACE,
+        Transition::Close => CLOSE,
+        Transition::Ship => SHIP,
+        Transition::Cancel => CANCEL,
+    }
+}
+
+impl Urls {
+    pub fn order(&self, id: i64) -> String {
+        self.at(ORDER, &[id])
+    }
+
+    /// A move of an order.
+    pub fn order_move(&self, id: i64, transition: Transition) -> String {
+        self.at(path_of(transition), &[id])
+    }
+
+    pub fn shop_orders(&self, shop_id: i64) -> String {
+        self.at(SHOP_ORDERS, &[shop_id])
+    }
+}

@@ -20,6 +20,8 @@ pub struct Area {
     pub routes: fn(&ApiConfig) -> Router<AppState>,
     /// The links it adds to the root, in the order the root shows them.
     pub root_links: &'static [RootLink],
+    /// Its link relations (`<area>/rels.rs`), documented under `/docs/rels`.
+    pub rels: &'static [&'static hal::RelDef],
 }
 
 /// A link the root shows to tokens that may follow it.
@@ -52,17 +54,32 @@ impl Access<'_> {
     }
 }
 
-/// Every area, in the order the root lists their links: adding an area is one line here.
-pub static AREAS: &[&Area] = &[
-    &crate::sellers::area::AREA,
-    &crate::shops::area::AREA,
-    &crate::products::area::AREA,
-    &crate::variants::area::AREA,
-    &crate::assets::area::AREA,
-    &crate::collections::area::AREA,
-    &crate::product_types::area::AREA,
-    &crate::price_lists::area::AREA,
-    &crate::orders::area::AREA,
-    &crate::webhooks::area::AREA,
-    &crate::credentials::area::AREA,
-];
+/// Registers the areas: `AREAS` for the router, the root and the rel docs, and every
+/// area's rels under `crate::rels` (links often point across areas).
+macro_rules! areas {
+    ($($area:ident),+ $(,)?) => {
+        /// Every area, in the order the root lists their links.
+        pub static AREAS: &[&Area] = &[$(&crate::$area::area::AREA),+];
+
+        pub mod all_rels {
+            // An area may declare no rels of its own (images use the products ones).
+            #![allow(unused_imports)]
+            $(pub use crate::$area::rels::*;)+
+        }
+    };
+}
+
+// Adding an area is one line here.
+areas!(
+    sellers,
+    shops,
+    products,
+    variants,
+    assets,
+    collections,
+    product_types,
+    price_lists,
+    orders,
+    webhooks,
+    credentials,
+);

@@ -15,6 +15,7 @@ pub const ASSET: Path = Path::new("/products/{id}/assets/{asset_id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[],
 };
 

@@ -6,6 +6,7 @@
 //! the bytes (JPEG, PNG, GIF, WebP), never taken from the client.
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::Router;

@@ -18,6 +18,7 @@ pub const MEMBER: Path = Path::new("/collections/{id}/products/{product_id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::COLLECTIONS_COLLECTIONS,

@@ -3,6 +3,7 @@
 
 pub mod area;
 mod input;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

@@ -18,6 +18,7 @@ pub const APP: Path = Path::new("/apps/{id}");
 // Credentials belong to users and need their own scopes (`admin` does not imply them).
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::ROOT_PERSONAL_ACCESS_TOKENS,

@@ -8,6 +8,7 @@
 //! that `admin` does not imply.
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

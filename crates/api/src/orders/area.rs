@@ -22,6 +22,7 @@ pub const SHOP_ORDERS: Path = Path::new("/shops/{id}/orders");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::ORDERS_ORDERS,

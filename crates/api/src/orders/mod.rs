@@ -3,6 +3,7 @@
 //! with `orders.write`.
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

@@ -19,6 +19,7 @@ pub const PRICES: Path = Path::new("/price_lists/{id}/prices");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::PRICE_LISTS_PRICE_LISTS,

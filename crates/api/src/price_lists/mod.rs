@@ -6,6 +6,7 @@ pub mod area;
 mod input;
 mod items;
 mod prices;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

@@ -16,6 +16,7 @@ pub const PRODUCT_TYPE: Path = Path::new("/product_types/{id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::PRODUCT_TYPES_PRODUCT_TYPES,

@@ -2,6 +2,7 @@
 //! while products use the type).
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

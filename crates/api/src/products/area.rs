@@ -15,6 +15,7 @@ pub const PRODUCT: Path = Path::new("/products/{id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::PRODUCTS_PRODUCTS,

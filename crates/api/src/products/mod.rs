@@ -2,6 +2,7 @@
 //! shops for others), read, create with variants, update and delete.
 
 pub mod area;
+pub mod rels;
 mod representation;
 mod view;
 

@@ -15,6 +15,7 @@ pub const SELLER: Path = Path::new("/sellers/{id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::SELLERS_SELLERS,

@@ -1,6 +1,7 @@
 //! Sellers: read-only, `GET /v2/sellers` and `GET /v2/sellers/{id}`.
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

@@ -17,6 +17,7 @@ pub const SELLER_SHOPS: Path = Path::new("/sellers/{id}/shops");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::SHOPS_SHOPS,

@@ -14,6 +14,7 @@ pub const STOCK_ADJUSTMENTS: Path =
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[],
 };
 

@@ -2,6 +2,7 @@
 //! the last one) and atomic stock adjustments.
 
 pub mod area;
+pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};

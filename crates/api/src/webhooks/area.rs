@@ -26,6 +26,7 @@ pub const REPLAY: Path = Path::new("/webhooks/{id}/replays/{replay_id}");
 
 pub static AREA: Area = Area {
     routes,
+    rels: super::rels::RELS,
     root_links: &[
         RootLink {
             rel: &rels::WEBHOOKS_WEBHOOKS,

@@ -5,6 +5,7 @@
 
 pub mod area;
 mod input;
+pub mod rels;
 mod representation;
 
 use std::collections::HashMap;
@@ -30,7 +31,6 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::rels;
 use crate::state::AppState;
 
 pub use representation::{subscription_resource, webhook_resource};

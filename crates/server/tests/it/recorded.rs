@@ -49,6 +49,15 @@ impl Recorder<'_> {
         self.send(Method::GET, path, None, StatusCode::OK).await
     }
 
+    /// Records a page that is not JSON (the curie docs).
+    async fn page(&mut self, path: &str) {
+        let response = self.s.client.get(self.s.url(path)).send().await.unwrap();
+        let status = response.status();
+        assert_eq!(status, StatusCode::OK, "GET {path}");
+        let shown = self.stable(&response.text().await.unwrap());
+        writeln!(self.out, "GET {path}\n{status}\n{shown}\n").unwrap();
+    }
+
     /// The text with what differs from run to run replaced.
     fn stable(&self, text: &str) -> String {
         let demo = &self.s.demo;
@@ -102,8 +111,11 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     use Method as M;
     use StatusCode as S;
 
-    // The root, sellers and shops.
+    // The root, the rel docs, sellers and shops.
     r.get("/v2").await;
+    r.page("/docs/rels").await;
+    r.page("/docs/rels/orders").await;
+    r.page("/docs/rels/webhooks/rotate_secret").await;
     r.get("/v2/sellers").await;
     r.get(&format!("/v2/sellers/{seller}")).await;
     r.get("/v2/shops").await;

@@ -573,25 +573,38 @@ mod tests {
     #[error("reading the ledger failed")]
     struct Ledger(#[source] io::Error);
 
+    /// The log lines of every test of this binary. A subscriber installed for one thread
+    /// (`with_default`) can miss an event whose callsite another test thread registered
+    /// at the same moment under no subscriber; a process-wide one cannot.
+    fn captured_logs() -> &'static Captured {
+        static LOGS: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+        LOGS.get_or_init(|| {
+            let logs = Captured::default();
+            let writer = logs.clone();
+            let subscriber = tracing_subscriber::fmt()
+                .with_writer(move || writer.clone())
+                .with_ansi(false)
+                .finish();
+            tracing::subscriber::set_global_default(subscriber)
+                .expect("no other test sets a global subscriber");
+            logs
+        })
+    }
+
     #[tokio::test]
     async fn an_internal_error_logs_its_causes_origin_and_request_id_and_tells_the_client_nothing()
     {
-        let logs = Captured::default();
-        let writer = logs.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
+        let logs = captured_logs();
         let request = axum::extract::Request::builder()
             .uri("/v2/orders?secret=1")
             .header("x-request-id", "req-4711")
             .body(axum::body::Body::empty())
             .unwrap();
-        let (response, line) = tracing::subscriber::with_default(subscriber, || {
+        let (response, line) = {
             let _span = crate::app::request_span(&request).entered();
             let err = ApiError::internal(Ledger(io::Error::other("disk on fire")));
             (err.into_response(), line!() - 1)
-        });
+        };
 
         let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
         let line_of = |needle: &str| {
@@ -600,7 +613,7 @@ mod tests {
                 .find(|l| l.contains(needle))
                 .map(str::to_owned)
         };
-        let logged = line_of("internal error").unwrap_or_else(|| panic!("no log line: {logged}"));
+        let logged = line_of("req-4711").unwrap_or_else(|| panic!("no log line: {logged}"));
         assert!(logged.contains("ERROR"), "{logged}");
         assert!(logged.contains("request_id=req-4711"), "{logged}");
         assert!(

@@ -21,11 +21,11 @@ use tracing::Span;
 use crate::area::AREAS;
 use crate::kernel::error::ApiError;
 use crate::kernel::request_id::RandomRequestId;
+use crate::kernel::state::AppState;
 use crate::kernel::{
     auth, conditional, framework_errors, idempotency, metrics, query, query_count, rate_limit,
     versioning,
 };
-use crate::state::AppState;
 use crate::{assets, docs, ops, root};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational

@@ -7,8 +7,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::kernel::error::ApiError;
+use crate::kernel::state::AppState;
 use crate::rels::REGISTRY;
-use crate::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -8,7 +8,7 @@ use storage::events::Actor;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// Writes the event in the caller's transaction, attributed to the principal.
 pub async fn record(

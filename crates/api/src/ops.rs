@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ErrorCode};
 use crate::kernel::hal_response::Hal;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub fn routes() -> Router<AppState> {
     Router::new()

@@ -10,9 +10,9 @@ use crate::area::{AREAS, Access};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
+use crate::kernel::state::AppState;
 use crate::sellers::seller_resource;
 use crate::shops::shop_resource;
-use crate::state::AppState;
 
 /// How many sellers and shops the root embeds; the lists hold the rest.
 const EMBEDDED_LIMIT: i64 = 200;

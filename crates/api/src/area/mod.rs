@@ -11,8 +11,8 @@ use oauth::Principal;
 
 pub use path::Path;
 
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 
 /// One area of the API, as the router and the root see it.
 pub struct Area {

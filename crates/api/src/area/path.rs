@@ -2,7 +2,7 @@
 //! from the same constant, so a typo is a compile error or a failing route test rather
 //! than a broken link.
 
-use crate::urls::Urls;
+use crate::kernel::urls::Urls;
 
 /// A path under `/v2`, such as `/orders/{id}/place`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use axum::routing::get;
 
 use super::upload_body_limit;
 use crate::area::{Area, Path};
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 
 pub const ASSETS: Path = Path::new("/products/{id}/assets");
 pub const ASSET: Path = Path::new("/products/{id}/assets/{asset_id}");

@@ -28,6 +28,7 @@ use storage::sql::Direction;
 use storage::variants::{self, Owner};
 use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
+use crate::catalog::CatalogView;
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -36,8 +37,7 @@ use crate::kernel::hal_response::{Hal, http_date};
 use crate::kernel::input::{NestedIds, ResourceId, parse};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::CatalogView;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 use services::catalog::{locked_product, shops_of};
 
 pub use representation::asset_resource;

@@ -5,9 +5,9 @@ use hal::{Link, Resource};
 use serde::Serialize;
 use storage::product_assets::Asset;
 
-use crate::products::CatalogView;
+use crate::catalog::CatalogView;
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct AssetFields<'a> {

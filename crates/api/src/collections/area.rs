@@ -6,10 +6,10 @@ use axum::routing::{self, get};
 
 use super::COLLECTION_LIST;
 use crate::area::{Area, Path, RootLink};
-use crate::products::area::{catalog_admin, catalog_writer};
+use crate::catalog;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const COLLECTIONS: Path = Path::new("/collections");
 pub const COLLECTION: Path = Path::new("/collections/{id}");
@@ -22,17 +22,17 @@ pub static AREA: Area = Area {
     root_links: &[
         RootLink {
             rel: &rels::COLLECTIONS_COLLECTIONS,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.list_template(COLLECTIONS.pattern(), &COLLECTION_LIST),
         },
         RootLink {
             rel: &rels::COLLECTIONS_COLLECTION,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.template(COLLECTION),
         },
         RootLink {
             rel: &rels::COLLECTIONS_CREATE_COLLECTION,
-            shown: catalog_writer,
+            shown: catalog::writer,
             href: |urls| urls.template(COLLECTIONS),
         },
     ],
@@ -57,5 +57,11 @@ fn routes(_: &ApiConfig) -> Router<AppState> {
 impl Urls {
     pub fn collection(&self, id: i64) -> String {
         self.at(COLLECTION, &[id])
+    }
+
+    /// The collections holding a product, as a list template.
+    pub fn collections_of_product(&self, product_id: i64) -> String {
+        let preset = [("product_ids", product_id.to_string())];
+        self.list_template_with(COLLECTIONS.pattern(), &COLLECTION_LIST, &preset)
     }
 }

@@ -21,6 +21,7 @@ use storage::{ScopedExt, Tenant, Tx, UniqueIndex, tenant_rows};
 use services::products::Related;
 use services::slugs::{slug_refused, unique_slug};
 
+use crate::catalog::CatalogView;
 use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::check_preconditions;
@@ -29,9 +30,9 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::{CatalogView, product_resource};
+use crate::products::product_resource;
 
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub use representation::collection_resource;
 

@@ -8,9 +8,9 @@ use serde::Serialize;
 use storage::collections::Collection;
 
 use super::MEMBER_LIST;
+use crate::kernel::urls::Urls;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct CollectionFields<'a> {

@@ -7,8 +7,8 @@ use domain::{Role, Scope};
 
 use super::{APP_LIST, TOKEN_LIST};
 use crate::area::{Access, Area, Path, RootLink};
+use crate::kernel::state::{ApiConfig, AppState};
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
 
 pub const TOKENS: Path = Path::new("/personal_access_tokens");
 pub const TOKEN: Path = Path::new("/personal_access_tokens/{id}");

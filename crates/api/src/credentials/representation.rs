@@ -8,8 +8,8 @@ use serde::Serialize;
 use storage::apps::App;
 use storage::tokens::AccessToken;
 
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct TokenFields<'a> {

@@ -16,7 +16,7 @@ use services::{Actor, Who};
 
 use super::error::{ApiError, ErrorCode};
 use super::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// What the middleware found out about the caller.
 #[derive(Clone, Debug)]

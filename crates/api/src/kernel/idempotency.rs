@@ -17,7 +17,7 @@ use storage::idempotency::{self, Claim, StoredResponse};
 
 use super::auth::Authentication;
 use super::error::{ApiError, ErrorCode};
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 const KEY_HEADER: &str = "idempotency-key";
 const KEEP_SECS: i64 = 24 * 3600;

@@ -13,7 +13,7 @@ pub use domain::Patch;
 
 use super::error::{ApiError, ErrorCode};
 use super::text_guard::Guarded;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// A JSON body deserialised into `T`.
 pub struct JsonBody<T>(pub T);

@@ -8,7 +8,7 @@ use storage::sql::{Direction, Sort, Window};
 
 use super::hal_response::Hal;
 use super::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// `per_page`: 1 to 200.
 pub const PER_PAGE: IntRange = IntRange::new(1, 200);

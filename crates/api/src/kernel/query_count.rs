@@ -6,7 +6,7 @@ use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub const HEADER: &str = "x-db-queries";
 

@@ -19,7 +19,7 @@ use domain::Timestamp;
 
 use super::auth::Authentication;
 use super::error::ApiError;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// `quota` requests per `window`, refilled continuously.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 /// When `/v1` was deprecated (2026-01-01T00:00:00Z) and when it goes away.
 const DEPRECATED_SINCE: &str = "@1767225600";

@@ -7,9 +7,9 @@ use domain::order::Transition;
 
 use super::ORDER_LIST;
 use crate::area::{Access, Area, Path, RootLink};
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const ORDERS: Path = Path::new("/orders");
 pub const ORDER: Path = Path::new("/orders/{id}");

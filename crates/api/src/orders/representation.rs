@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 use storage::orders::{Order, OrderLine};
 
-use crate::present::Presenter;
+use crate::kernel::present::Presenter;
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct OrderFields<'a> {

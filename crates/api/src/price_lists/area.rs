@@ -6,10 +6,10 @@ use axum::routing::get;
 
 use super::{PRICE_LIST_LIST, items, prices};
 use crate::area::{Area, Path, RootLink};
-use crate::products::area::{catalog_admin, catalog_writer};
+use crate::catalog;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const PRICE_LISTS: Path = Path::new("/price_lists");
 pub const PRICE_LIST: Path = Path::new("/price_lists/{id}");
@@ -23,17 +23,17 @@ pub static AREA: Area = Area {
     root_links: &[
         RootLink {
             rel: &rels::PRICE_LISTS_PRICE_LISTS,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.list_template(PRICE_LISTS.pattern(), &PRICE_LIST_LIST),
         },
         RootLink {
             rel: &rels::PRICE_LISTS_PRICE_LIST,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.template(PRICE_LIST),
         },
         RootLink {
             rel: &rels::PRICE_LISTS_CREATE_PRICE_LIST,
-            shown: catalog_writer,
+            shown: catalog::writer,
             href: |urls| urls.template(PRICE_LISTS),
         },
     ],

@@ -21,7 +21,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListRequest;
 use crate::kernel::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub async fn list(
     State(state): State<AppState>,

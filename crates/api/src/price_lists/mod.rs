@@ -26,7 +26,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub use representation::price_list_resource;
 

@@ -20,8 +20,8 @@ use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::ResourceId;
 use crate::kernel::query::QueryParams;
+use crate::kernel::state::AppState;
 use crate::rels;
-use crate::state::AppState;
 
 /// The most variants one preview may name.
 const VARIANTS_MAX: usize = 200;

@@ -8,8 +8,8 @@ use serde::Serialize;
 use storage::price_lists::{PriceList, PriceListItem};
 
 use super::ITEM_LIST;
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct PriceListFields<'a> {

@@ -6,10 +6,10 @@ use axum::routing::get;
 
 use super::PRODUCT_TYPE_LIST;
 use crate::area::{Area, Path, RootLink};
-use crate::products::area::{catalog_admin, catalog_writer};
+use crate::catalog;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const PRODUCT_TYPES: Path = Path::new("/product_types");
 pub const PRODUCT_TYPE: Path = Path::new("/product_types/{id}");
@@ -20,17 +20,17 @@ pub static AREA: Area = Area {
     root_links: &[
         RootLink {
             rel: &rels::PRODUCT_TYPES_PRODUCT_TYPES,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.list_template(PRODUCT_TYPES.pattern(), &PRODUCT_TYPE_LIST),
         },
         RootLink {
             rel: &rels::PRODUCT_TYPES_PRODUCT_TYPE,
-            shown: catalog_admin,
+            shown: catalog::admin,
             href: |urls| urls.template(PRODUCT_TYPE),
         },
         RootLink {
             rel: &rels::PRODUCT_TYPES_CREATE_PRODUCT_TYPE,
-            shown: catalog_writer,
+            shown: catalog::writer,
             href: |urls| urls.template(PRODUCT_TYPES),
         },
     ],

@@ -7,10 +7,10 @@ use serde::Serialize;
 use serde_json::Value;
 use storage::product_types::ProductType;
 
-use crate::present::Presenter;
+use crate::kernel::present::Presenter;
+use crate::kernel::urls::Urls;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct ProductTypeFields<'a> {

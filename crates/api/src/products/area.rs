@@ -2,13 +2,13 @@
 
 use axum::Router;
 use axum::routing::get;
-use domain::Scope;
 
 use super::PRODUCT_LIST;
-use crate::area::{Access, Area, Path, RootLink};
+use crate::area::{Area, Path, RootLink};
+use crate::catalog;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const PRODUCTS: Path = Path::new("/products");
 pub const PRODUCT: Path = Path::new("/products/{id}");
@@ -19,17 +19,17 @@ pub static AREA: Area = Area {
     root_links: &[
         RootLink {
             rel: &rels::PRODUCTS_PRODUCTS,
-            shown: catalog_reader,
+            shown: catalog::reader,
             href: |urls| urls.list_template(PRODUCTS.pattern(), &PRODUCT_LIST),
         },
         RootLink {
             rel: &rels::PRODUCTS_PRODUCT,
-            shown: catalog_reader,
+            shown: catalog::reader,
             href: |urls| urls.template(PRODUCT),
         },
         RootLink {
             rel: &rels::PRODUCTS_CREATE_PRODUCT,
-            shown: catalog_writer,
+            shown: catalog::writer,
             href: |urls| urls.template(PRODUCTS),
         },
     ],
@@ -42,21 +42,6 @@ fn routes(_: &ApiConfig) -> Router<AppState> {
             PRODUCT.pattern(),
             get(super::show).put(super::update).delete(super::delete),
         )
-}
-
-/// Tokens that may read a catalog: an account's own, or (`public`) named shops'.
-fn catalog_reader(access: &Access<'_>) -> bool {
-    access.has(Scope::ProductsRead) || access.has(Scope::Public)
-}
-
-/// Tokens that manage an account's catalog (its collections, types and price lists too).
-pub fn catalog_admin(access: &Access<'_>) -> bool {
-    access.tenant_has(Scope::ProductsRead)
-}
-
-/// Tokens that change an account's catalog.
-pub fn catalog_writer(access: &Access<'_>) -> bool {
-    access.tenant_has(Scope::ProductsWrite)
 }
 
 impl Urls {

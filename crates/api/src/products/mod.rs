@@ -4,7 +4,6 @@
 pub mod area;
 pub mod rels;
 mod representation;
-mod view;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
@@ -16,6 +15,7 @@ use services::products::{self as operations, FullProduct, Related};
 use storage::products::{self, ProductFilter, ShopRef};
 use storage::sql::Direction;
 
+use crate::catalog::CatalogView;
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
@@ -23,10 +23,9 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub use representation::product_resource;
-pub use view::CatalogView;
 
 pub static PRODUCT_LIST: ListSpec = ListSpec {
     name: "products",

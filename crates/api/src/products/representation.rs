@@ -9,12 +9,11 @@ use services::products::Parts;
 use storage::Tenant;
 use storage::products::Product;
 
-use super::view::CatalogView;
 use crate::assets::asset_resource;
-use crate::collections::COLLECTION_LIST;
-use crate::present::Presenter;
+use crate::catalog::CatalogView;
+use crate::kernel::present::Presenter;
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 use crate::variants::variant_resource;
 
 #[derive(Serialize)]
@@ -84,11 +83,7 @@ pub fn product_resource(
         .rel_if(admin, &rels::PRODUCTS_ASSETS, || urls.assets(id))
         .rel_if(write, &rels::PRODUCTS_CREATE_ASSET, || urls.assets(id))
         .rel_if(admin, &rels::PRODUCTS_COLLECTIONS, || {
-            urls.list_template_with(
-                "/collections",
-                &COLLECTION_LIST,
-                &[("product_ids", id.to_string())],
-            )
+            urls.collections_of_product(id)
         })
         .rel_if(
             admin && product.product_type_id.is_some(),

@@ -6,9 +6,9 @@ use domain::Scope;
 
 use super::SELLER_LIST;
 use crate::area::{Access, Area, Path, RootLink};
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const SELLERS: Path = Path::new("/sellers");
 pub const SELLER: Path = Path::new("/sellers/{id}");

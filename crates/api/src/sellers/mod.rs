@@ -16,7 +16,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::ResourceId;
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub use representation::seller_resource;
 

@@ -7,9 +7,9 @@ use serde::Serialize;
 use storage::sellers::Seller;
 use storage::shops::Shop;
 
+use crate::kernel::urls::Urls;
 use crate::rels;
 use crate::shops::shop_resource;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct SellerFields<'a> {

@@ -6,9 +6,9 @@ use domain::Scope;
 
 use super::SHOP_LIST;
 use crate::area::{Access, Area, Path, RootLink};
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 pub const SHOPS: Path = Path::new("/shops");
 pub const SHOP: Path = Path::new("/shops/{id}");

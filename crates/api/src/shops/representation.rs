@@ -7,10 +7,10 @@ use oauth::Principal;
 use serde::Serialize;
 use storage::shops::Shop;
 
+use crate::kernel::urls::Urls;
 use crate::orders::ORDER_LIST;
 use crate::products::PRODUCT_LIST;
 use crate::rels;
-use crate::urls::Urls;
 use crate::webhooks::SUBSCRIPTION_LIST;
 
 #[derive(Serialize)]

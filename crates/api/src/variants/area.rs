@@ -4,8 +4,8 @@ use axum::Router;
 use axum::routing::{get, post};
 
 use crate::area::{Area, Path};
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 
 pub const VARIANTS: Path = Path::new("/products/{id}/variants");
 pub const VARIANT: Path = Path::new("/products/{id}/variants/{variant_id}");

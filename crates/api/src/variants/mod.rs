@@ -16,6 +16,7 @@ use storage::products;
 use storage::sql::Direction;
 use storage::variants::{self, Variant};
 
+use crate::catalog::CatalogView;
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
@@ -23,8 +24,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
-use crate::products::CatalogView;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub use representation::variant_resource;
 

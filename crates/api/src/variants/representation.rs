@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 use storage::Tenant;
 use storage::variants::Variant;
 
-use crate::present::Presenter;
-use crate::products::CatalogView;
+use crate::catalog::CatalogView;
+use crate::kernel::present::Presenter;
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct VariantFields<'a> {

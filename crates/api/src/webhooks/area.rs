@@ -6,9 +6,9 @@ use domain::Scope;
 
 use super::WEBHOOK_LIST;
 use crate::area::{Access, Area, Path, RootLink};
+use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::state::{ApiConfig, AppState};
-use crate::urls::Urls;
 
 /// A shop's subscriptions in the hub (the Bootic-compatible form).
 pub const HUB_SUBSCRIPTIONS: Path = Path::new("/hub/{id}/subscriptions");

@@ -10,8 +10,8 @@ use serde::Serialize;
 use storage::webhook_deliveries::{Attempt, Delivery, Progress, Replay};
 use storage::webhooks::Webhook;
 
+use crate::kernel::urls::Urls;
 use crate::rels;
-use crate::urls::Urls;
 
 #[derive(Serialize)]
 struct Auth<'a> {

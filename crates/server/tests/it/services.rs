@@ -72,7 +72,7 @@ async fn an_order_made_by_the_system_reaches_subscribers_as_one_made_through_htt
 
     // Through the services, by the system, with no request around it.
     let (db, _) = s.open_storage().await;
-    let presenter = Arc::new(api::present::Presenter::new(&s.url));
+    let presenter = Arc::new(api::Presenter::new(&s.url));
     let services = Services::new(db, s.clock.clone(), presenter);
     let actor = Actor::system("test", s.demo.account_id, s.seller_id());
     let input: NewOrder = serde_json::from_value(order_body(3)).unwrap();

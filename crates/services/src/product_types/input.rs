@@ -7,6 +7,16 @@ use storage::product_types::ProductType;
 
 const NAME_MAX: usize = 255;
 
+/// The product type a request names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeChoice {
+    Keep,
+    Clear,
+    Id(i64),
+    /// Found in any case, or created.
+    Name(String),
+}
+
 #[derive(Debug, Deserialize)]
 pub struct NewProductType {
     pub(super) name: String,

@@ -9,9 +9,8 @@ use storage::product_types::{self as stored, ProductType};
 use storage::sellers::Seller;
 use storage::{ScopedExt, Tx, UniqueIndex, tenant_rows};
 
-use self::input::{NewProductType, ProductTypeChanges};
+use self::input::{NewProductType, ProductTypeChanges, TypeChoice};
 use crate::events::Change;
-use crate::products::input::TypeChoice;
 use crate::sellers::owning_seller;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
 

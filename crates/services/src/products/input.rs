@@ -12,6 +12,7 @@ use storage::products::ProductData;
 use storage::variants::VariantData;
 
 use crate::catalog::{VARIANTS_MAX, lowest_price};
+use crate::product_types::input::TypeChoice;
 use crate::variants::input::{Defaults, NewVariant};
 
 const TITLE_MAX: usize = 255;
@@ -55,16 +56,6 @@ pub struct NewProduct {
     collection_ids: Option<Vec<i64>>,
     #[serde(default)]
     variants: Option<Vec<NewVariant>>,
-}
-
-/// The product type a request names.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TypeChoice {
-    Keep,
-    Clear,
-    Id(i64),
-    /// Found in any case, or created.
-    Name(String),
 }
 
 /// A checked product, before the checks that need the database.

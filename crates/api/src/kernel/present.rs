@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::urls::Urls;
+use crate::kernel::urls::Urls;
 
 pub struct Presenter {
     pub(crate) urls: Arc<Urls>,

@@ -9,9 +9,9 @@ use storage::{Database, Scoped, Tx};
 
 use crate::kernel::error::ApiResult;
 use crate::kernel::metrics::Metrics;
+use crate::kernel::present::Presenter;
 use crate::kernel::rate_limit::{RateLimitConfig, RateLimiter};
-use crate::present::Presenter;
-use crate::urls::Urls;
+use crate::kernel::urls::Urls;
 
 #[derive(Clone, Debug)]
 pub struct ApiConfig {

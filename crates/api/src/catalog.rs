@@ -1,3 +1,6 @@
+//! What the catalog's areas (products, variants, images, collections, types, price lists)
+//! share at the HTTP edge: whose catalog a request reads, and which tokens manage it.
+//!
 //! Whose catalog a request reads. A token bound to an account (with `products.read`) sees
 //! its sellers' products; any other token that may read the catalog (`products.read` or
 //! `public`) must name shops in `shop_subdomains` and sees their visible products.
@@ -6,10 +9,11 @@ use domain::{FieldErrors, Scope};
 use storage::Tenant;
 use storage::products::{self, CatalogScope, ShopRef};
 
+use crate::area::Access;
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::query::QueryParams;
-use crate::state::AppState;
+use crate::kernel::state::AppState;
 
 pub enum CatalogView {
     Admin(Tenant),
@@ -67,4 +71,19 @@ impl CatalogView {
             }
         }
     }
+}
+
+/// Tokens that may read a catalog: an account's own, or (`public`) named shops'.
+pub fn reader(access: &Access<'_>) -> bool {
+    access.has(Scope::ProductsRead) || access.has(Scope::Public)
+}
+
+/// Tokens that manage an account's catalog (its collections, types and price lists too).
+pub fn admin(access: &Access<'_>) -> bool {
+    access.tenant_has(Scope::ProductsRead)
+}
+
+/// Tokens that change an account's catalog.
+pub fn writer(access: &Access<'_>) -> bool {
+    access.tenant_has(Scope::ProductsWrite)
 }

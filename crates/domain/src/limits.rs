@@ -5,7 +5,6 @@
 //! enough inside that range that storage never sees a number it cannot hold and no
 //! arithmetic can overflow.
 
-use crate::catalog::pricing::QUANTITY_MAX;
 use crate::money::AMOUNT_MAX;
 
 /// An inclusive range of integers a field may hold.
@@ -28,7 +27,7 @@ pub const STOCK: IntRange = IntRange::new(-AMOUNT_MAX, AMOUNT_MAX);
 /// A variant's weight.
 pub const WEIGHT_IN_GRAMS: IntRange = IntRange::new(0, AMOUNT_MAX);
 /// Units of one variant in an order line, a price tier or a price preview.
-pub const QUANTITY: IntRange = IntRange::new(1, QUANTITY_MAX);
+pub const QUANTITY: IntRange = IntRange::new(1, 1_000_000_000);
 /// Places in an ordered list (variants of a product, products of a collection).
 pub const POSITION: IntRange = IntRange::new(1, 1_000_000);
 /// A price list's priority.

@@ -1,18 +1,16 @@
 //! The authorization service's side of the control-character rule (`domain::text`). A
 //! query string holding a control character anywhere is refused before any handler runs:
-//! a 400 `invalid_request` at the endpoints, a 400 page on the pages. Form bodies are
+//! a 400 `invalid_request` at the endpoints, a 400 page on the pages (`pages::guard`). Form bodies are
 //! checked where they are parsed: the endpoints' fields are single values
 //! (`TextKind::Single`), the pages' may span lines (`TextKind::Free`: text areas).
 //! Refusals never repeat what was sent.
 
 use axum::extract::Request;
-use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::text::TextKind;
 
 use crate::error::OAuthError;
-use crate::pages::html::error_page;
 
 /// The `error_description` of a refused request.
 pub const DESCRIPTION: &str = "parameters must not contain control characters";
@@ -25,7 +23,8 @@ pub fn refused(bytes: &[u8], rule: TextKind) -> bool {
     form_urlencoded::parse(bytes).any(|(name, value)| rule.refuses(&name) || rule.refuses(&value))
 }
 
-fn query_refused(request: &Request) -> bool {
+/// Whether the request's query holds a control character.
+pub fn query_refused(request: &Request) -> bool {
     refused(
         request.uri().query().unwrap_or("").as_bytes(),
         TextKind::Single,
@@ -36,14 +35,6 @@ fn query_refused(request: &Request) -> bool {
 pub async fn endpoint_guard(request: Request, next: Next) -> Response {
     if query_refused(&request) {
         return OAuthError::invalid_request(DESCRIPTION).into_response();
-    }
-    next.run(request).await
-}
-
-/// Middleware of the pages.
-pub async fn page_guard(request: Request, next: Next) -> Response {
-    if query_refused(&request) {
-        return error_page(StatusCode::BAD_REQUEST, PAGE_MESSAGE);
     }
     next.run(request).await
 }

@@ -20,6 +20,7 @@ pub mod scope_policy;
 mod service;
 mod sign_in;
 pub mod tokens;
+mod verified_tokens;
 
 pub use endpoints::routes;
 pub use error::{OAuthCode, OAuthError};

@@ -10,7 +10,7 @@ use storage::Database;
 use crate::keys::KeyRing;
 use crate::revocation::RevocationList;
 use crate::secret_box::{SecretBox, SecretBoxError};
-use crate::tokens::VerifiedTokens;
+use crate::verified_tokens::VerifiedTokens;
 
 /// How many failed sign-ins, within which window, lock a user name or an address.
 #[derive(Clone, Debug)]

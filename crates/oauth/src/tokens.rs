@@ -1,8 +1,7 @@
 //! Access tokens and personal access tokens: signed JWTs whose claims carry the principal,
 //! each recorded by `jti` so that it can be revoked, renewed and listed.
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use domain::{Role, ScopeSet, Timestamp};
 use jsonwebtoken::{Algorithm, Header, Validation};
@@ -191,41 +190,6 @@ impl AuthService {
             self.note_use(&principal.token_id);
         }
         Ok(principal)
-    }
-}
-
-/// Principals of tokens whose signatures verified, by token. Bounded: when full it starts
-/// afresh; emptied when the signing keys change (a retired key's tokens must fail).
-#[derive(Default)]
-pub(crate) struct VerifiedTokens(RwLock<HashMap<Box<str>, Arc<Principal>>>);
-
-const VERIFIED_CAPACITY: usize = 10_000;
-
-impl VerifiedTokens {
-    fn get(&self, token: &str) -> Option<Arc<Principal>> {
-        self.0
-            .read()
-            .expect("verified token lock is never poisoned")
-            .get(token)
-            .cloned()
-    }
-
-    fn insert(&self, token: &str, principal: Arc<Principal>) {
-        let mut entries = self
-            .0
-            .write()
-            .expect("verified token lock is never poisoned");
-        if entries.len() >= VERIFIED_CAPACITY {
-            entries.clear();
-        }
-        entries.insert(token.into(), principal);
-    }
-
-    pub(crate) fn clear(&self) {
-        self.0
-            .write()
-            .expect("verified token lock is never poisoned")
-            .clear();
     }
 }
 

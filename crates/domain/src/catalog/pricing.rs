@@ -35,7 +35,7 @@ text_enum! {
 }
 
 /// The largest quantity a tier may start at or a price may be asked for.
-pub const QUANTITY_MAX: i64 = 1_000_000_000;
+pub const QUANTITY_MAX: i64 = crate::limits::QUANTITY.max;
 
 /// The conditions of a list, as stored.
 #[derive(Clone, Copy, Debug)]

@@ -51,6 +51,6 @@ pub fn routes(auth: Arc<AuthService>) -> Router {
             "/oauth/credentials/apps",
             post(pages::credentials::register_app),
         )
-        .layer(from_fn(control::page_guard));
+        .layer(from_fn(pages::guard));
     endpoints.merge(pages).with_state(auth)
 }

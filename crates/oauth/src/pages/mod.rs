@@ -1,7 +1,9 @@
 //! The authorization service's pages: sign-in, consent at the authorization endpoint, and
 //! the developer credentials page. Server-rendered HTML, no scripts.
 
+use axum::extract::Request;
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::text::TextKind;
 
@@ -13,6 +15,14 @@ pub mod credentials;
 pub(crate) mod html;
 pub mod login;
 mod session;
+
+/// Middleware of the pages: a query holding a control character is a 400 page.
+pub async fn guard(request: Request, next: Next) -> Response {
+    if control::query_refused(&request) {
+        return ControlCharacters.into_response();
+    }
+    next.run(request).await
+}
 
 /// Parameters holding control characters: a 400 page.
 pub struct ControlCharacters;

@@ -5,6 +5,7 @@ mod binary;
 mod receiver;
 mod support;
 
+mod architecture;
 mod assets;
 mod auth;
 mod authorize;

@@ -19,8 +19,8 @@ use crate::error::Result;
 pub struct Lease {
     pub name: String,
     pub holder: String,
-    pub acquired_on: i64,
-    pub expires_on: i64,
+    pub acquired_on: Timestamp,
+    pub expires_on: Timestamp,
 }
 
 /// Takes the lease `name` for `holder` until `until`, when it is free, has run out at
@@ -93,7 +93,7 @@ pub async fn current(db: &Database, name: &str, now: Timestamp) -> Result<Option
              WHERE name = $1 AND expires_on > $2",
         )
         .bind(name)
-        .bind(now.as_micros())
+        .bind(now)
         .fetch_optional(c)
         .await
     })?;
@@ -115,8 +115,8 @@ async fn write(
         sqlx::query(sql)
             .bind(name)
             .bind(holder)
-            .bind(now.as_micros())
-            .bind(until.as_micros())
+            .bind(now)
+            .bind(until)
             .execute(c)
             .await
             .map(|done| done.rows_affected())
@@ -200,7 +200,7 @@ mod tests {
             let held = current(&db, JOB, at(105)).await.unwrap().unwrap();
             assert_eq!(
                 (held.holder.as_str(), held.expires_on),
-                ("a", at(110).as_micros())
+                ("a", at(110))
             );
             // The holder renews; another cannot.
             assert!(
@@ -212,7 +212,7 @@ mod tests {
             // Taking it again extends it and keeps when it was first taken.
             assert!(acquire(&db, JOB, "a", at(118), at(130)).await.unwrap());
             let held = current(&db, JOB, at(118)).await.unwrap().unwrap();
-            assert_eq!(held.acquired_on, at(100).as_micros());
+            assert_eq!(held.acquired_on, at(100));
             // Run out: another takes it, and the first can no longer renew it.
             assert!(current(&db, JOB, at(130)).await.unwrap().is_none());
             assert!(acquire(&db, JOB, "b", at(130), at(140)).await.unwrap());

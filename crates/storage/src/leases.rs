@@ -129,6 +129,7 @@ async fn write(
 mod tests {
     use super::*;
     use crate::StoreOptions;
+    use crate::test_databases::{self, TestDatabase};
 
     const JOB: &str = "housekeeping";
 
@@ -136,72 +137,14 @@ mod tests {
         Timestamp::from_secs(secs)
     }
 
-    /// A fresh migrated database of each backend (PostgreSQL only when reachable; in CI
-    /// it must be).
-    /// Each with its URL (and the folder a SQLite one lives in).
-    async fn databases() -> Vec<(Database, String, Option<tempfile::TempDir>)> {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}/leases.db", dir.path().display());
-        let sqlite = Database::connect(&url, &StoreOptions::default())
-            .await
-            .unwrap();
-        sqlite.migrate().await.unwrap();
-        let mut all = vec![(sqlite, url, Some(dir))];
-        if let Some((postgres, url)) = postgres().await {
-            all.push((postgres, url, None));
-        }
-        all
-    }
-
-    async fn postgres() -> Option<(Database, String)> {
-        let admin = std::env::var("COMMERCE_TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-        let connected = tokio::time::timeout(
-            std::time::Duration::from_secs(5),
-            sqlx::postgres::PgPoolOptions::new()
-                .max_connections(1)
-                .connect(&admin),
-        )
-        .await;
-        let Ok(Ok(pool)) = connected else {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("PostgreSQL must be reachable in CI at {admin}");
-            }
-            eprintln!("notice: PostgreSQL is not reachable; skipping the PostgreSQL half");
-            return None;
-        };
-        let name = format!(
-            "commerce_leases_{}",
-            crate::secrets::random_bytes(6)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
-        );
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&pool)
-            .await
-            .unwrap();
-        pool.close().await;
-        let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
-        let url = format!("{base}/{name}");
-        let db = Database::connect(&url, &StoreOptions::default())
-            .await
-            .unwrap();
-        db.migrate().await.unwrap();
-        Some((db, url))
-    }
-
     #[tokio::test]
     async fn a_lease_is_held_by_one_node_until_released_or_run_out() {
-        for (db, _, _dir) in databases().await {
+        for TestDatabase { db, _dir, .. } in test_databases::both().await {
             let backend = db.backend();
             assert!(acquire(&db, JOB, "a", at(100), at(110)).await.unwrap());
             assert!(!acquire(&db, JOB, "b", at(105), at(115)).await.unwrap());
             let held = current(&db, JOB, at(105)).await.unwrap().unwrap();
-            assert_eq!(
-                (held.holder.as_str(), held.expires_on),
-                ("a", at(110))
-            );
+            assert_eq!((held.holder.as_str(), held.expires_on), ("a", at(110)));
             // The holder renews; another cannot.
             assert!(
                 renew(&db, JOB, "a", at(108), at(120)).await.unwrap(),
@@ -232,7 +175,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn of_nodes_racing_for_a_lease_exactly_one_wins() {
-        for (db, url, _dir) in databases().await {
+        for TestDatabase { db, url, _dir } in test_databases::both().await {
             for round in 0..10 {
                 let name = format!("race-{round}");
                 // Separate handles, as separate nodes have (on SQLite, separate writers).

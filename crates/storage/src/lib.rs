@@ -16,6 +16,11 @@ mod transaction;
 mod unique;
 mod write;
 
+#[cfg(test)]
+mod conformance;
+#[cfg(test)]
+mod test_databases;
+
 pub mod accounts;
 pub mod apps;
 pub mod authorization_codes;

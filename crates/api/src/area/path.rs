@@ -21,27 +21,39 @@ impl Path {
     /// The path with its `{…}` segments filled by `ids`, in order.
     pub fn with(self, ids: &[i64]) -> String {
         let mut out = String::with_capacity(self.0.len() + 8 * ids.len());
+        self.write_to(&mut out, ids);
+        out
+    }
+
+    /// Appends the path filled by `ids` to `out` (links are built in one allocation).
+    fn write_to(self, out: &mut String, ids: &[i64]) {
+        use std::fmt::Write as _;
         let mut ids = ids.iter();
         let mut rest = self.0;
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);
             let close = rest[open..].find('}').map_or(rest.len(), |n| open + n + 1);
             match ids.next() {
-                Some(id) => out.push_str(&id.to_string()),
+                Some(id) => {
+                    let _ = write!(out, "{id}");
+                }
                 None => out.push_str(&rest[open..close]),
             }
             rest = &rest[close..];
         }
         out.push_str(rest);
         debug_assert!(ids.next().is_none(), "more ids than segments in {}", self.0);
-        out
     }
 }
 
 impl Urls {
     /// `{public_url}/v2` and `path` filled with `ids`.
     pub fn at(&self, path: Path, ids: &[i64]) -> String {
-        self.api(&path.with(ids))
+        let base = self.base();
+        let mut out = String::with_capacity(base.len() + path.0.len() + 8 * ids.len());
+        out.push_str(base);
+        path.write_to(&mut out, ids);
+        out
     }
 
     /// `path` as a URI template (its `{…}` segments left for the client to fill).

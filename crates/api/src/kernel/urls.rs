@@ -49,6 +49,11 @@ impl Urls {
         self.base.clone()
     }
 
+    /// `{public_url}/v2`, borrowed, for builders that write a link in one allocation.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// A templated list link with some parameters already set, declaring the others.
     pub fn list_template_with(
         &self,

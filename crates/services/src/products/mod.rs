@@ -124,10 +124,7 @@ async fn create_in(
     }
     collections::refresh_product(tx, seller.id, id).await?;
     product_types::recount(tx, None, data.product_type_id).await?;
-    let written = reload(tx, tenant, id).await?;
-    let shops = catalog::shops_of(tx, &written.product).await?;
-    record(tx, op, topic::PRODUCTS_CREATED, &written, &shops).await?;
-    Ok(written)
+    reload_and_record(tx, op, id, topic::PRODUCTS_CREATED).await
 }
 
 /// Applies changes to a product.
@@ -253,10 +250,7 @@ async fn update_in(
     }
     collections::refresh_product(tx, current.seller_id, id).await?;
     product_types::recount(tx, current.product_type_id, data.product_type_id).await?;
-    let written = reload(tx, tenant, id).await?;
-    let shops = catalog::shops_of(tx, &written.product).await?;
-    record(tx, op, topic::PRODUCTS_UPDATED, &written, &shops).await?;
-    Ok(written)
+    reload_and_record(tx, op, id, topic::PRODUCTS_UPDATED).await
 }
 
 /// Deletes a product; answers it as it was.
@@ -378,6 +372,19 @@ async fn manual_membership_changes(
         .filter(|id| is_manual(id) && !wanted.contains(id))
         .collect();
     Ok((added, removed))
+}
+
+/// The product as written, with its event (heard in the shops it is available in now).
+async fn reload_and_record(
+    tx: &mut Tx,
+    op: Op<'_>,
+    id: i64,
+    topic: &'static str,
+) -> ServiceResult<FullProduct> {
+    let written = reload(tx, op.actor.tenant, id).await?;
+    let shops = catalog::shops_of(tx, &written.product).await?;
+    record(tx, op, topic, &written, &shops).await?;
+    Ok(written)
 }
 
 /// The product as its tenant reads it now, inside the transaction.

@@ -3,15 +3,22 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{orders, product_types, products, variants};
+use crate::{collections, orders, product_types, products, variants};
 
 pub trait Present:
-    orders::Present + products::Present + product_types::Present + variants::Present + Send + Sync
+    collections::Present
+    + orders::Present
+    + products::Present
+    + product_types::Present
+    + variants::Present
+    + Send
+    + Sync
 {
 }
 
 impl<T> Present for T where
-    T: orders::Present
+    T: collections::Present
+        + orders::Present
         + products::Present
         + product_types::Present
         + variants::Present

@@ -18,6 +18,7 @@ pub mod sellers;
 pub mod slugs;
 pub mod taken;
 
+pub mod assets;
 pub mod collections;
 pub mod orders;
 pub mod product_types;

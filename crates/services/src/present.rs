@@ -3,10 +3,11 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{collections, orders, product_types, products, variants};
+use crate::{assets, collections, orders, product_types, products, variants};
 
 pub trait Present:
-    collections::Present
+    assets::Present
+    + collections::Present
     + orders::Present
     + products::Present
     + product_types::Present
@@ -17,7 +18,8 @@ pub trait Present:
 }
 
 impl<T> Present for T where
-    T: collections::Present
+    T: assets::Present
+        + collections::Present
         + orders::Present
         + products::Present
         + product_types::Present

@@ -6,9 +6,7 @@ pub use services::events::Change;
 use storage::Tx;
 use storage::events::Actor;
 
-use crate::kernel::auth::Auth;
-use crate::kernel::error::{ApiError, ApiResult};
-use crate::state::AppState;
+use crate::kernel::error::ApiError;
 
 /// Writes the event in the caller's transaction, attributed to the principal.
 pub async fn record(
@@ -23,27 +21,4 @@ pub async fn record(
         app_id: Some(principal.app_id),
     };
     Ok(services::events::record(tx, actor, change, now).await?)
-}
-
-/// What every write of a request shares: the state, who writes, and when.
-#[derive(Clone, Copy)]
-pub struct WriteCtx<'a> {
-    pub state: &'a AppState,
-    pub auth: &'a Auth,
-    pub now: Timestamp,
-}
-
-impl<'a> WriteCtx<'a> {
-    pub fn new(state: &'a AppState, auth: &'a Auth) -> Self {
-        Self {
-            state,
-            auth,
-            now: state.clock.now(),
-        }
-    }
-
-    /// Records `change` in the transaction, attributed to the request's principal.
-    pub async fn record(&self, tx: &mut Tx, change: Change<'_>) -> ApiResult<i64> {
-        record(tx, self.auth, change, self.now).await
-    }
 }

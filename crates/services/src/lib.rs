@@ -21,6 +21,7 @@ pub mod taken;
 pub mod assets;
 pub mod collections;
 pub mod orders;
+pub mod price_lists;
 pub mod product_types;
 pub mod products;
 pub mod variants;

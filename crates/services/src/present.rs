@@ -3,12 +3,13 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{assets, collections, orders, product_types, products, variants};
+use crate::{assets, collections, orders, price_lists, product_types, products, variants};
 
 pub trait Present:
     assets::Present
     + collections::Present
     + orders::Present
+    + price_lists::Present
     + products::Present
     + product_types::Present
     + variants::Present
@@ -21,6 +22,7 @@ impl<T> Present for T where
     T: assets::Present
         + collections::Present
         + orders::Present
+        + price_lists::Present
         + products::Present
         + product_types::Present
         + variants::Present

@@ -11,7 +11,6 @@ mod assets;
 mod collections;
 mod credentials;
 mod docs;
-mod events;
 mod ops;
 mod orders;
 pub mod present;

@@ -24,6 +24,7 @@ pub mod orders;
 pub mod price_lists;
 pub mod product_types;
 pub mod products;
+pub mod shops;
 pub mod variants;
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{assets, collections, orders, price_lists, product_types, products, variants};
+use crate::{assets, collections, orders, price_lists, product_types, products, shops, variants};
 
 pub trait Present:
     assets::Present
@@ -12,6 +12,7 @@ pub trait Present:
     + price_lists::Present
     + products::Present
     + product_types::Present
+    + shops::Present
     + variants::Present
     + Send
     + Sync
@@ -25,6 +26,7 @@ impl<T> Present for T where
         + price_lists::Present
         + products::Present
         + product_types::Present
+        + shops::Present
         + variants::Present
         + Send
         + Sync

@@ -26,6 +26,7 @@ pub mod product_types;
 pub mod products;
 pub mod shops;
 pub mod variants;
+pub mod webhooks;
 
 use std::sync::Arc;
 

@@ -3,7 +3,9 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{assets, collections, orders, price_lists, product_types, products, shops, variants};
+use crate::{
+    assets, collections, orders, price_lists, product_types, products, shops, variants, webhooks,
+};
 
 pub trait Present:
     assets::Present
@@ -14,6 +16,7 @@ pub trait Present:
     + product_types::Present
     + shops::Present
     + variants::Present
+    + webhooks::Present
     + Send
     + Sync
 {
@@ -28,6 +31,7 @@ impl<T> Present for T where
         + product_types::Present
         + shops::Present
         + variants::Present
+        + webhooks::Present
         + Send
         + Sync
 {

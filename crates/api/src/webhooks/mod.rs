@@ -16,7 +16,7 @@ use domain::{FieldErrors, Scope, Timestamp, topic};
 use hal::{Link, Resource};
 use serde_json::Value;
 use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
-use services::webhooks::{self as operations, Sealing};
+use services::webhooks::{self as operations, Config};
 use storage::Tenant;
 use storage::shops::{self, Shop};
 use storage::sql::Direction;
@@ -131,8 +131,8 @@ async fn hub_create(
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
     let actor = auth.actor()?;
-    let made = operations::create_in_shop(&state.services, &actor, sealing(&state), shop_id, input)
-        .await?;
+    let made =
+        operations::create_in_shop(&state.services, &actor, config(&state), shop_id, input).await?;
     let webhook = &made.webhook;
     let secret = Some(made.secret.expose_secret());
     let doc = subscription_resource(&state.urls, auth.scopes, webhook, secret)
@@ -225,7 +225,7 @@ async fn create(
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
     let actor = auth.actor()?;
-    let made = operations::create(&state.services, &actor, sealing(&state), input).await?;
+    let made = operations::create(&state.services, &actor, config(&state), input).await?;
     let doc = webhook_resource(
         &state.urls,
         auth.scopes,
@@ -241,8 +241,8 @@ async fn create(
 }
 
 /// What webhook writes take from this deployment's configuration.
-fn sealing(state: &AppState) -> Sealing<'_> {
-    Sealing {
+fn config(state: &AppState) -> Config<'_> {
+    Config {
         guard: &state.config.webhook_guard,
         secret_box: state.auth.secret_box(),
     }
@@ -278,7 +278,7 @@ async fn update(
     let webhook = operations::update(
         &state.services,
         &actor,
-        sealing(&state),
+        config(&state),
         id,
         &expect,
         changes,

@@ -29,7 +29,7 @@ pub trait Present {
 /// What webhook writes take from the deployment: the targets webhooks may reach, and the
 /// box their secrets and passwords are sealed in at rest.
 #[derive(Clone, Copy)]
-pub struct Sealing<'a> {
+pub struct Config<'a> {
     pub guard: &'a Guard,
     pub secret_box: &'a SecretBox,
 }
@@ -51,7 +51,7 @@ pub struct Redelivery {
 pub async fn create(
     services: &Services,
     actor: &Actor,
-    sealing: Sealing<'_>,
+    config: Config<'_>,
     input: NewSubscription,
 ) -> ServiceResult<WithSecret> {
     let shop = match input.shop_id {
@@ -62,21 +62,21 @@ pub async fn create(
             })?,
         None => return Err(ServiceError::invalid_field("shop_id", "can't be blank")),
     };
-    insert(services, actor, sealing, &shop, input).await
+    insert(services, actor, config, &shop, input).await
 }
 
 /// Subscribes one of the actor's shops (none: not found) to a topic, through its hub.
 pub async fn create_in_shop(
     services: &Services,
     actor: &Actor,
-    sealing: Sealing<'_>,
+    config: Config<'_>,
     shop_id: i64,
     input: NewSubscription,
 ) -> ServiceResult<WithSecret> {
     let shop = shops::find(services.db(), actor.tenant, shop_id)
         .await?
         .ok_or(ServiceError::NotFound)?;
-    insert(services, actor, sealing, &shop, input).await
+    insert(services, actor, config, &shop, input).await
 }
 
 /// Creates a pending subscription with a new signing secret; the dispatcher sends its
@@ -84,14 +84,14 @@ pub async fn create_in_shop(
 async fn insert(
     services: &Services,
     actor: &Actor,
-    sealing: Sealing<'_>,
+    config: Config<'_>,
     shop: &Shop,
     input: NewSubscription,
 ) -> ServiceResult<WithSecret> {
-    let checked = input.validate(sealing.guard)?;
+    let checked = input.validate(config.guard)?;
     let secret = WebhookSecret::generate();
-    let settings = settings(sealing.secret_box, &checked, None);
-    let secret_sealed = sealing.secret_box.seal(secret.expose_secret().as_bytes());
+    let settings = settings(config.secret_box, &checked, None);
+    let secret_sealed = config.secret_box.seal(secret.expose_secret().as_bytes());
     let new = NewWebhook {
         account_id: shop.account_id,
         seller_id: shop.seller_id,
@@ -133,7 +133,7 @@ fn settings(secret_box: &SecretBox, checked: &Checked, kept: Option<&Webhook>) -
 pub async fn update(
     services: &Services,
     actor: &Actor,
-    sealing: Sealing<'_>,
+    config: Config<'_>,
     id: i64,
     expect: &dyn Precondition,
     changes: SubscriptionChanges,
@@ -155,11 +155,11 @@ pub async fn update(
                     auth_password: None,
                     ordering: current.ordering,
                 };
-                let checked = changes.clone().apply(before.clone(), sealing.guard)?;
+                let checked = changes.clone().apply(before.clone(), config.guard)?;
                 if checked == before {
                     return Ok(current);
                 }
-                let settings = settings(sealing.secret_box, &checked, Some(&current));
+                let settings = settings(config.secret_box, &checked, Some(&current));
                 let mut webhook = stored::update_settings(tx, id, &settings, op.now).await?;
                 if checked.url != before.url {
                     webhook = stored::await_verification(tx, id, op.now).await?;

@@ -14,7 +14,6 @@ mod catalog;
 mod collections;
 mod credentials;
 mod docs;
-mod events;
 mod ops;
 mod orders;
 mod price_lists;

@@ -79,7 +79,10 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
                 )
             }),
         )
-        .embed_all("shops", shops.iter().map(|s| shop_resource(urls, &auth, s)))
+        .embed_all(
+            "shops",
+            shops.iter().map(|s| shop_resource(urls, auth.scopes, s)),
+        )
         .into_value(urls.curies());
     Ok(Hal::ok(doc, state.clock.now()))
 }

@@ -18,10 +18,15 @@ pub mod sellers;
 pub mod slugs;
 pub mod taken;
 
+pub mod assets;
+pub mod collections;
 pub mod orders;
+pub mod price_lists;
 pub mod product_types;
 pub mod products;
+pub mod shops;
 pub mod variants;
+pub mod webhooks;
 
 use std::sync::Arc;
 

@@ -3,18 +3,35 @@
 //! with the representations its GETs answer, so a subscriber receives the resource exactly
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
-use crate::{orders, product_types, products, variants};
+use crate::{
+    assets, collections, orders, price_lists, product_types, products, shops, variants, webhooks,
+};
 
 pub trait Present:
-    orders::Present + products::Present + product_types::Present + variants::Present + Send + Sync
+    assets::Present
+    + collections::Present
+    + orders::Present
+    + price_lists::Present
+    + products::Present
+    + product_types::Present
+    + shops::Present
+    + variants::Present
+    + webhooks::Present
+    + Send
+    + Sync
 {
 }
 
 impl<T> Present for T where
-    T: orders::Present
+    T: assets::Present
+        + collections::Present
+        + orders::Present
+        + price_lists::Present
         + products::Present
         + product_types::Present
+        + shops::Present
         + variants::Present
+        + webhooks::Present
         + Send
         + Sync
 {

@@ -18,31 +18,27 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use base64::Engine;
 use domain::text::TextKind;
-use domain::{FieldErrors, Scope, limits, topic, validation};
+use domain::{FieldErrors, Scope, limits};
 use imagesize::ImageType;
 use serde::Deserialize;
 use serde_json::Value;
-use storage::product_assets::{self, Asset, NewAsset};
-use storage::products::{self, Product};
+use services::Actor;
+use services::assets::{self as operations, NewImage};
+use storage::product_assets::{self, Asset};
+use storage::products;
 use storage::sql::Direction;
-use storage::variants::{self, Owner};
-use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
 use crate::catalog::CatalogView;
-use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::{Hal, http_date};
 use crate::kernel::input::{NestedIds, ResourceId, parse};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
-use services::catalog::{locked_product, shops_of};
 
 pub use representation::asset_resource;
-
-const FILE_NAME_MAX: usize = 255;
 
 pub static ASSET_LIST: ListSpec = ListSpec {
     name: "assets",
@@ -130,7 +126,7 @@ async fn upload(
     request: Request,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
+    let actor = auth.actor()?;
     let limit = state.config.max_asset_bytes;
     let upload = read_upload(&state, request, limit).await?;
     if upload.data.len() > limit {
@@ -154,47 +150,17 @@ async fn upload(
             "is not a readable image (it may be truncated)",
         )
     })?;
-    let file_name = match upload.file_name.as_deref().map(str::trim) {
-        Some(name) if !name.is_empty() => name.to_owned(),
-        _ => format!("image.{}", kind.1),
-    };
-    let mut errors = FieldErrors::new();
-    errors.check("file_name", validation::text(&file_name, FILE_NAME_MAX));
-    if file_name.contains(['/', '\\']) {
-        errors.add("file_name", "must not contain slashes");
-    }
-    errors.into_result()?;
-    let digest = hex::encode(oauth::secrets::sha256(&upload.data));
-    let ctx = WriteCtx::new(&state, &auth);
-    let new = NewAsset {
-        file_name: &file_name,
+    let image = NewImage {
+        file_name: upload.file_name,
+        data: upload.data,
         content_type: kind.0,
+        extension: kind.1,
         width: i64::try_from(size.width).ok(),
         height: i64::try_from(size.height).ok(),
-        digest: &digest,
-        data: &upload.data,
     };
-    let new = &new;
-    let (asset, doc) = state
-        .write(|tx| {
-            async move {
-                let product = locked_product(tx, tenant, product_id).await?;
-                let owner = Owner {
-                    account_id: product.account_id,
-                    seller_id: product.seller_id,
-                    product_id,
-                };
-                let asset = product_assets::insert(tx, owner, new, ctx.now).await?;
-                products::touch(tx, product_id, ctx.now).await?;
-                let doc = document(ctx, tenant, &asset);
-                record(tx, ctx, topic::ASSETS_CREATED, &product, &asset, &doc).await?;
-                Ok((asset, doc))
-            }
-            .scoped()
-        })
-        .await?;
+    let asset = operations::upload(&state.services, &actor, product_id, image).await?;
     Ok(Hal::created(
-        doc,
+        document(&state, &actor, &asset),
         state.urls.asset(product_id, asset.id),
         asset.updated_on,
     ))
@@ -282,34 +248,13 @@ async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let headers = &headers;
-    let doc = state
-        .write(|tx| {
-            async move {
-                let product = locked_product(tx, tenant, product_id).await?;
-                let asset = product_assets::find(&mut *tx, product_id, id)
-                    .await?
-                    .ok_or_else(ApiError::not_found)?;
-                let doc = document(ctx, tenant, &asset);
-                check_preconditions(headers, &doc, asset.updated_on)?;
-                for variant in variants::of_products(&mut *tx, &[product_id]).await? {
-                    if variant.image_ids.0.contains(&id) {
-                        let mut data = variant.data();
-                        data.image_ids.retain(|image| *image != id);
-                        variants::update(tx, variant.id, &data, ctx.now).await?;
-                    }
-                }
-                tenant_rows::delete(tx, product_assets::TABLE, tenant, id).await?;
-                products::touch(tx, product_id, ctx.now).await?;
-                record(tx, ctx, topic::ASSETS_DELETED, &product, &asset, &doc).await?;
-                Ok(doc)
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, ctx.now))
+    let actor = auth.actor()?;
+    let expect = IfMatch(&headers);
+    let deleted = operations::delete(&state.services, &actor, product_id, id, &expect).await?;
+    Ok(Hal::ok(
+        document(&state, &actor, &deleted),
+        state.clock.now(),
+    ))
 }
 
 /// Serves a file to anyone holding its address; the content never changes under it.
@@ -354,29 +299,8 @@ async fn file(
     Ok(response)
 }
 
-fn document(ctx: WriteCtx<'_>, tenant: Tenant, asset: &Asset) -> Value {
-    let urls = &ctx.state.urls;
-    asset_resource(urls, ctx.auth.scopes, &CatalogView::Admin(tenant), asset)
-        .into_value(urls.curies())
-}
-
-async fn record(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    topic: &'static str,
-    product: &Product,
-    asset: &Asset,
-    doc: &Value,
-) -> ApiResult<i64> {
-    let shops = shops_of(tx, product).await?;
-    let change = Change::of_catalog(
-        topic,
-        (product.account_id, product.seller_id),
-        "asset",
-        asset.id,
-        Some(&asset.file_name),
-        doc,
-    )
-    .heard_in(&shops);
-    ctx.record(tx, change).await
+/// An image as the actor's GET shows it.
+fn document(state: &AppState, actor: &Actor, asset: &Asset) -> Value {
+    let view = CatalogView::Admin(actor.tenant);
+    asset_resource(&state.urls, actor.scopes, &view, asset).into_value(state.urls.curies())
 }

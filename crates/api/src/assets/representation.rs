@@ -3,9 +3,12 @@
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
 use serde::Serialize;
+use serde_json::Value;
+use storage::Tenant;
 use storage::product_assets::Asset;
 
 use crate::catalog::CatalogView;
+use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
@@ -54,4 +57,11 @@ pub fn asset_resource(
             Link::get(url).with_type(asset.content_type.clone()),
         )
         .rel_if(write, &rels::PRODUCTS_DELETE_ASSET, || href)
+}
+
+impl services::assets::Present for Presenter {
+    fn asset(&self, viewer: ScopeSet, tenant: Tenant, asset: &Asset) -> Value {
+        asset_resource(&self.urls, viewer, &CatalogView::Admin(tenant), asset)
+            .into_value(self.urls.curies())
+    }
 }

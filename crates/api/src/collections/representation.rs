@@ -1,15 +1,19 @@
 //! How a collection looks to a client.
 
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder};
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
+use services::collections::Membership;
+use storage::Tenant;
 use storage::collections::Collection;
 
 use super::MEMBER_LIST;
+use crate::catalog::CatalogView;
+use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
-use crate::products::PRODUCT_LIST;
+use crate::products::{PRODUCT_LIST, product_resource};
 use crate::rels;
 
 #[derive(Serialize)]
@@ -28,11 +32,7 @@ struct CollectionFields<'a> {
     updated_on: Timestamp,
 }
 
-pub fn collection_resource(
-    urls: &Urls,
-    principal: &Principal,
-    collection: &Collection,
-) -> Resource {
+pub fn collection_resource(urls: &Urls, viewer: ScopeSet, collection: &Collection) -> Resource {
     let fields = CollectionFields {
         id: collection.id,
         seller_id: collection.seller_id,
@@ -50,7 +50,7 @@ pub fn collection_resource(
     let id = collection.id;
     let href = urls.collection(id);
     let members = format!("{href}/products");
-    let write = principal.has(Scope::ProductsWrite);
+    let write = viewer.contains(Scope::ProductsWrite);
     let curated = write && collection.kind == CollectionKind::Manual;
     Resource::new(["collection"])
         .with_properties(&fields)
@@ -76,4 +76,37 @@ pub fn collection_resource(
                 &[("collections", id.to_string())],
             ),
         )
+}
+
+/// A collection after a product joined or left it, embedding that product as it is now.
+pub fn membership_resource(
+    urls: &Urls,
+    viewer: ScopeSet,
+    tenant: Tenant,
+    membership: &Membership,
+) -> Resource {
+    let resource = collection_resource(urls, viewer, &membership.collection);
+    match &membership.product {
+        Some(product) => resource.embed(
+            "product",
+            product_resource(
+                urls,
+                viewer,
+                &CatalogView::Admin(tenant),
+                &product.product,
+                product.parts(),
+            ),
+        ),
+        None => resource,
+    }
+}
+
+impl services::collections::Present for Presenter {
+    fn collection(&self, viewer: ScopeSet, collection: &Collection) -> Value {
+        collection_resource(&self.urls, viewer, collection).into_value(self.urls.curies())
+    }
+
+    fn membership(&self, viewer: ScopeSet, tenant: Tenant, membership: &Membership) -> Value {
+        membership_resource(&self.urls, viewer, tenant, membership).into_value(self.urls.curies())
+    }
 }

@@ -2,7 +2,8 @@
 //! (a digest of the exact body, so it changes whenever the body would, links included),
 //! `Cache-Control` and `Vary`; `If-None-Match` (which wins) or `If-Modified-Since` turn
 //! an unchanged answer into `304`. Writes check `If-Match`/`If-Unmodified-Since` against
-//! the current representation through `check_preconditions`.
+//! the current representation through `IfMatch`, which the service operations check once
+//! they hold the resource's row.
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -126,20 +127,6 @@ fn prefers_hal(headers: &HeaderMap) -> bool {
         && !types
             .iter()
             .any(|t| matches!(*t, "application/json" | "*/*" | "application/*"))
-}
-
-/// Refuses a write whose `If-Match` or `If-Unmodified-Since` no longer holds for the
-/// resource's current representation (as this principal would GET it).
-pub fn check_preconditions(
-    headers: &HeaderMap,
-    current: &Value,
-    last_modified: Timestamp,
-) -> Result<(), ApiError> {
-    if preconditions_hold(headers, current, last_modified) {
-        Ok(())
-    } else {
-        Err(ApiError::precondition_failed())
-    }
 }
 
 fn preconditions_hold(headers: &HeaderMap, current: &Value, last_modified: Timestamp) -> bool {

@@ -1,15 +1,12 @@
 //! JSON request bodies. Malformed JSON or a missing required field is a 400; a well-formed
 //! body with a value of the wrong type, or a string or key holding control characters
 //! (`text_guard`), is a 422 naming the field; a non-JSON body is a 415; an empty body
-//! reads as `{}`. `Patch<T>` tells an absent field from an explicit `null`. Path ids
-//! outside `domain::limits::ID` name nothing: 404.
+//! reads as `{}`. Path ids outside `domain::limits::ID` name nothing: 404.
 
 use axum::extract::{FromRequest, Request};
 use axum::http::header;
 use domain::limits;
 use serde::de::DeserializeOwned;
-
-pub use domain::Patch;
 
 use super::error::{ApiError, ErrorCode};
 use super::text_guard::Guarded;
@@ -155,6 +152,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NestedIds {
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;
+    use domain::Patch;
     use serde::Deserialize;
 
     use super::*;

@@ -5,9 +5,8 @@ use std::sync::Arc;
 use domain::Clock;
 use oauth::AuthService;
 use services::Services;
-use storage::{Database, Scoped, Tx};
+use storage::Database;
 
-use crate::kernel::error::ApiResult;
 use crate::kernel::metrics::Metrics;
 use crate::kernel::present::Presenter;
 use crate::kernel::rate_limit::{RateLimitConfig, RateLimiter};
@@ -62,15 +61,5 @@ impl AppState {
             clock,
             urls,
         }
-    }
-
-    /// Runs a write as one transaction of the storage's runner (`Database::transaction`:
-    /// committed, rolled back, or run again after losing to a concurrent write), failing
-    /// with the API's error.
-    pub async fn write<'env, T>(
-        &self,
-        work: impl for<'t> FnMut(&'t mut Tx) -> Scoped<'env, 't, ApiResult<T>>,
-    ) -> ApiResult<T> {
-        self.db.transaction(work).await
     }
 }

@@ -3,7 +3,6 @@
 //! `items`, the preview of the prices a list gives in `prices`.
 
 pub mod area;
-mod input;
 mod items;
 mod prices;
 pub mod rels;
@@ -12,15 +11,15 @@ mod representation;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::catalog::pricing::{PriceListKind, PriceListStatus};
-use domain::{FieldErrors, Scope, topic};
+use domain::{FieldErrors, Scope};
 use serde_json::Value;
+use services::price_lists::input::{NewPriceList, PriceListChanges};
+use services::price_lists::{self as operations};
 use storage::price_lists::{self, PriceList, PriceListFilter};
 use storage::sql::Direction;
-use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
-use crate::events::{Change, WriteCtx};
 use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
@@ -85,7 +84,7 @@ async fn list(
         .await?;
     let items = rows
         .iter()
-        .map(|l| price_list_resource(&state.urls, &auth, l))
+        .map(|l| price_list_resource(&state.urls, auth.scopes, l))
         .collect();
     Ok(request.respond(&PRICE_LIST_LIST, &state, "/price_lists", total, items))
 }
@@ -99,35 +98,18 @@ async fn show(
     let list = price_lists::find(&state.db, auth.own_tenant()?, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc = price_list_resource(&state.urls, &auth, &list).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, list.updated_on))
+    Ok(Hal::ok(document(&state, &auth, &list), list.updated_on))
 }
 
 async fn create(
     State(state): State<AppState>,
     auth: Auth,
-    JsonBody(input): JsonBody<input::NewPriceList>,
+    JsonBody(input): JsonBody<NewPriceList>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let seller =
-        services::sellers::owning_seller(&state.db, auth.own_tenant()?, input.seller_id).await?;
-    let data = input.validate(&seller)?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let (seller, data) = (&seller, &data);
-    let (list, doc) = state
-        .write(|tx| {
-            async move {
-                let list =
-                    price_lists::insert(tx, seller.account_id, seller.id, data, ctx.now).await?;
-                let doc = document(ctx, &list);
-                record(tx, ctx, topic::PRICE_LISTS_CREATED, &list, &doc).await?;
-                Ok((list, doc))
-            }
-            .scoped()
-        })
-        .await?;
+    let list = operations::create(&state.services, &auth.actor()?, input).await?;
     Ok(Hal::created(
-        doc,
+        document(&state, &auth, &list),
         state.urls.price_list(list.id),
         list.updated_on,
     ))
@@ -138,31 +120,12 @@ async fn update(
     auth: Auth,
     ResourceId(id): ResourceId,
     headers: HeaderMap,
-    JsonBody(changes): JsonBody<input::PriceListChanges>,
+    JsonBody(changes): JsonBody<PriceListChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let (headers, changes) = (&headers, &changes);
-    let (list, doc) = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                let current_doc = document(ctx, &current);
-                check_preconditions(headers, &current_doc, current.updated_on)?;
-                let data = changes.clone().apply(&current)?;
-                if data == current.data() {
-                    return Ok((current, current_doc));
-                }
-                let list = price_lists::update(tx, id, &data, ctx.now).await?;
-                let doc = document(ctx, &list);
-                record(tx, ctx, topic::PRICE_LISTS_UPDATED, &list, &doc).await?;
-                Ok((list, doc))
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, list.updated_on))
+    let expect = IfMatch(&headers);
+    let list = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(document(&state, &auth, &list), list.updated_on))
 }
 
 async fn remove(
@@ -172,52 +135,15 @@ async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let ctx = WriteCtx::new(&state, &auth);
-    let headers = &headers;
-    let doc = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                let doc = document(ctx, &current);
-                check_preconditions(headers, &doc, current.updated_on)?;
-                tenant_rows::delete(tx, price_lists::TABLE, tenant, id).await?;
-                record(tx, ctx, topic::PRICE_LISTS_DELETED, &current, &doc).await?;
-                Ok(doc)
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, ctx.now))
+    let expect = IfMatch(&headers);
+    let removed = operations::remove(&state.services, &auth.actor()?, id, &expect).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &removed),
+        state.clock.now(),
+    ))
 }
 
-async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<PriceList> {
-    price_lists::find_for_update(tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)
-}
-
-fn document(ctx: WriteCtx<'_>, list: &PriceList) -> Value {
-    let urls = &ctx.state.urls;
-    price_list_resource(urls, ctx.auth, list).into_value(urls.curies())
-}
-
-/// Records an event about the list; `doc` is the list as GET shows it, with the items
-/// concerned embedded for item events.
-async fn record(
-    tx: &mut Tx,
-    ctx: WriteCtx<'_>,
-    topic: &'static str,
-    list: &PriceList,
-    doc: &Value,
-) -> ApiResult<i64> {
-    let change = Change::of_catalog(
-        topic,
-        (list.account_id, list.seller_id),
-        "price_list",
-        list.id,
-        None,
-        doc,
-    );
-    ctx.record(tx, change).await
+/// A price list as the principal's GET shows it.
+fn document(state: &AppState, auth: &Auth, list: &PriceList) -> Value {
+    price_list_resource(&state.urls, auth.scopes, list).into_value(state.urls.curies())
 }

@@ -13,7 +13,6 @@ use storage::price_lists::{self, PriceList, PriceListItem};
 use storage::sellers;
 use storage::variants::{self, Variant};
 
-use super::input::parse_time;
 use super::representation::{VariantPrice, variant_price_resource};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
@@ -22,6 +21,7 @@ use crate::kernel::input::ResourceId;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 use crate::rels;
+use services::price_lists::input::parse_time;
 
 /// The most variants one preview may name.
 const VARIANTS_MAX: usize = 200;

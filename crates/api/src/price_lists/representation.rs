@@ -1,13 +1,14 @@
 //! How a price list, its items and its price previews look to a client.
 
 use domain::catalog::pricing::{PriceListKind, PriceListStatus, Tier};
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
 use storage::price_lists::{PriceList, PriceListItem};
 
 use super::ITEM_LIST;
+use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
@@ -38,7 +39,7 @@ const PRICES_PARAMS: &[&str] = &[
     "at",
 ];
 
-pub fn price_list_resource(urls: &Urls, principal: &Principal, list: &PriceList) -> Resource {
+pub fn price_list_resource(urls: &Urls, viewer: ScopeSet, list: &PriceList) -> Resource {
     let fields = PriceListFields {
         id: list.id,
         seller_id: list.seller_id,
@@ -57,7 +58,7 @@ pub fn price_list_resource(urls: &Urls, principal: &Principal, list: &PriceList)
     };
     let href = urls.price_list(list.id);
     let items = format!("{href}/items");
-    let write = principal.has(Scope::ProductsWrite);
+    let write = viewer.contains(Scope::ProductsWrite);
     Resource::new(["price_list"])
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
@@ -76,7 +77,7 @@ pub fn price_list_resource(urls: &Urls, principal: &Principal, list: &PriceList)
             format!("{href}/prices{{?{}}}", PRICES_PARAMS.join(",")),
         )
         .rel_if(
-            principal.has(Scope::SellersRead),
+            viewer.contains(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(list.seller_id),
         )
@@ -86,15 +87,13 @@ pub fn price_list_resource(urls: &Urls, principal: &Principal, list: &PriceList)
 /// events).
 pub fn list_with_items(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     list: &PriceList,
     items: &[PriceListItem],
 ) -> Resource {
-    price_list_resource(urls, principal, list).embed_all(
+    price_list_resource(urls, viewer, list).embed_all(
         "items",
-        items
-            .iter()
-            .map(|i| item_resource(urls, principal, list, i)),
+        items.iter().map(|i| item_resource(urls, viewer, list, i)),
     )
 }
 
@@ -114,7 +113,7 @@ struct ItemFields<'a> {
 
 pub fn item_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     list: &PriceList,
     item: &PriceListItem,
 ) -> Resource {
@@ -135,7 +134,7 @@ pub fn item_resource(
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
         .rel_if(
-            principal.has(Scope::ProductsWrite),
+            viewer.contains(Scope::ProductsWrite),
             &rels::PRICE_LISTS_DELETE_ITEM,
             || href.clone(),
         )
@@ -189,4 +188,23 @@ pub fn variant_price_resource(urls: &Urls, price: &VariantPrice) -> Resource {
             Link::get(urls.variant(price.product_id, price.variant_id)),
         )
         .rel(&rels::PRODUCTS_PRODUCT, urls.product(price.product_id))
+}
+
+impl services::price_lists::Present for Presenter {
+    fn price_list(&self, viewer: ScopeSet, list: &PriceList) -> Value {
+        price_list_resource(&self.urls, viewer, list).into_value(self.urls.curies())
+    }
+
+    fn price_list_with_items(
+        &self,
+        viewer: ScopeSet,
+        list: &PriceList,
+        items: &[PriceListItem],
+    ) -> Value {
+        list_with_items(&self.urls, viewer, list, items).into_value(self.urls.curies())
+    }
+
+    fn price_list_item(&self, viewer: ScopeSet, list: &PriceList, item: &PriceListItem) -> Value {
+        item_resource(&self.urls, viewer, list, item).into_value(self.urls.curies())
+    }
 }

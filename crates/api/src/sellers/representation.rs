@@ -57,7 +57,7 @@ pub fn seller_resource<'a>(
     if let Some(shops) = shops.filter(|_| can_read_shops) {
         resource = resource.embed_all(
             "shops",
-            shops.map(|shop| shop_resource(urls, principal, shop)),
+            shops.map(|shop| shop_resource(urls, principal.scopes, shop)),
         );
     }
     resource

@@ -1,21 +1,21 @@
 //! Shops: list, read, create under a seller, and change settings.
 
 pub mod area;
-mod input;
 pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::shop::Storefront;
-use domain::{FieldErrors, Scope, topic};
-use storage::shops::{self, ShopFilter};
+use domain::{FieldErrors, Scope};
+use serde_json::Value;
+use services::shops::input::{NewShop, ShopChanges};
+use services::shops::{self as operations};
+use storage::shops::{self, Shop, ShopFilter};
 use storage::sql::Direction;
-use storage::{ScopedExt, sellers};
 
-use crate::events::{self, Change};
 use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
@@ -80,7 +80,7 @@ async fn list(
         .await?;
     let items = rows
         .iter()
-        .map(|shop| shop_resource(&state.urls, &auth, shop))
+        .map(|shop| shop_resource(&state.urls, auth.scopes, shop))
         .collect();
     Ok(request.respond(&SHOP_LIST, &state, "/shops", total, items))
 }
@@ -95,45 +95,22 @@ async fn show(
     let shop = shops::find(&state.db, tenant, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc = shop_resource(&state.urls, &auth, &shop).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, shop.updated_on))
+    Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on))
 }
 
 async fn create(
     State(state): State<AppState>,
     auth: Auth,
     ResourceId(seller_id): ResourceId,
-    JsonBody(input): JsonBody<input::NewShop>,
+    JsonBody(input): JsonBody<NewShop>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let seller = sellers::find(&state.db, tenant, seller_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let (subdomain, settings) = input.validate(&seller)?;
-    let now = state.clock.now();
-    let (seller, subdomain, settings) = (&seller, &subdomain, &settings);
-    let (urls, auth) = (&state.urls, &auth);
-    let (shop, doc) = state
-        .write(|tx| {
-            async move {
-                let shop =
-                    shops::insert(tx, seller.account_id, seller.id, subdomain, settings, now)
-                        .await?;
-                let doc = shop_resource(urls, auth, &shop).into_value(urls.curies());
-                events::record(
-                    tx,
-                    auth,
-                    Change::of_shop(topic::SHOPS_CREATED, &shop, &doc),
-                    now,
-                )
-                .await?;
-                Ok((shop, doc))
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::created(doc, state.urls.shop(shop.id), shop.updated_on))
+    let shop = operations::create(&state.services, &auth.actor()?, seller_id, input).await?;
+    Ok(Hal::created(
+        document(&state, &auth, &shop),
+        state.urls.shop(shop.id),
+        shop.updated_on,
+    ))
 }
 
 async fn update(
@@ -141,38 +118,15 @@ async fn update(
     auth: Auth,
     ResourceId(id): ResourceId,
     headers: HeaderMap,
-    JsonBody(changes): JsonBody<input::ShopChanges>,
+    JsonBody(changes): JsonBody<ShopChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
-    let tenant = auth.own_tenant()?;
-    let now = state.clock.now();
-    let (headers, changes) = (&headers, &changes);
-    let (urls, auth) = (&state.urls, &auth);
-    let (shop, doc) = state
-        .write(|tx| {
-            async move {
-                let current = shops::find_for_update(tx, tenant, id)
-                    .await?
-                    .ok_or_else(ApiError::not_found)?;
-                let current_doc = shop_resource(urls, auth, &current).into_value(urls.curies());
-                check_preconditions(headers, &current_doc, current.updated_on)?;
-                let settings = changes.clone().apply(&current)?;
-                if settings == current.settings() {
-                    return Ok((current, current_doc));
-                }
-                let shop = shops::update(tx, id, &settings, now).await?;
-                let doc = shop_resource(urls, auth, &shop).into_value(urls.curies());
-                events::record(
-                    tx,
-                    auth,
-                    Change::of_shop(topic::SHOPS_UPDATED, &shop, &doc),
-                    now,
-                )
-                .await?;
-                Ok((shop, doc))
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, shop.updated_on))
+    let expect = IfMatch(&headers);
+    let shop = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on))
+}
+
+/// A shop as the principal's GET shows it.
+fn document(state: &AppState, auth: &Auth, shop: &Shop) -> Value {
+    shop_resource(&state.urls, auth.scopes, shop).into_value(state.urls.curies())
 }

@@ -1,12 +1,13 @@
 //! How a shop looks to a client.
 
-use domain::Scope;
 use domain::shop::Storefront;
+use domain::{Scope, ScopeSet};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
 use storage::shops::Shop;
 
+use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::orders::ORDER_LIST;
 use crate::products::PRODUCT_LIST;
@@ -29,8 +30,8 @@ struct ShopFields<'a> {
     updated_on: domain::Timestamp,
 }
 
-/// A shop with the links this principal may follow.
-pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resource {
+/// A shop with the links a reader with `viewer`'s scopes may follow.
+pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
     let fields = ShopFields {
         id: shop.id,
         seller_id: shop.seller_id,
@@ -49,17 +50,17 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
         .with_properties(&fields)
         .link("self", Link::get(urls.shop(shop.id)))
         .rel_if(
-            principal.has(Scope::ShopsWrite),
+            viewer.contains(Scope::ShopsWrite),
             &rels::SHOPS_UPDATE,
             || urls.shop(shop.id),
         )
         .rel_if(
-            principal.has(Scope::SellersRead),
+            viewer.contains(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(shop.seller_id),
         )
         .rel_if(
-            principal.has(Scope::HubRead),
+            viewer.contains(Scope::HubRead),
             &rels::WEBHOOKS_SUBSCRIPTIONS,
             || {
                 urls.list_template(
@@ -69,12 +70,12 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
             },
         )
         .rel_if(
-            principal.has(Scope::HubWrite),
+            viewer.contains(Scope::HubWrite),
             &rels::WEBHOOKS_CREATE_SUBSCRIPTION,
             || urls.api(&format!("/hub/{}/subscriptions", shop.id)),
         )
         .rel_if(
-            principal.has(Scope::ProductsRead),
+            viewer.contains(Scope::ProductsRead),
             &rels::PRODUCTS_PRODUCTS,
             || {
                 urls.list_template_with(
@@ -85,7 +86,7 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
             },
         )
         .rel_if(
-            principal.has(Scope::OrdersRead),
+            viewer.contains(Scope::OrdersRead),
             &rels::ORDERS_ORDERS,
             || {
                 urls.list_template_with(
@@ -96,8 +97,14 @@ pub fn shop_resource(urls: &Urls, principal: &Principal, shop: &Shop) -> Resourc
             },
         )
         .rel_if(
-            principal.has(Scope::OrdersWrite),
+            viewer.contains(Scope::OrdersWrite),
             &rels::ORDERS_CREATE_ORDER,
             || urls.shop_orders(shop.id),
         )
+}
+
+impl services::shops::Present for Presenter {
+    fn shop(&self, viewer: ScopeSet, shop: &Shop) -> Value {
+        shop_resource(&self.urls, viewer, shop).into_value(self.urls.curies())
+    }
 }

@@ -4,7 +4,6 @@
 //! is the `delivery` crate's dispatcher.
 
 pub mod area;
-mod input;
 pub mod rels;
 mod representation;
 
@@ -12,20 +11,20 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use delivery::signature::WebhookSecret;
-use domain::limits::IntRange;
 use domain::webhook::{DeliveryStatus, SubscriptionStatus};
 use domain::{FieldErrors, Scope, Timestamp, topic};
 use hal::{Link, Resource};
-use serde::Deserialize;
+use serde_json::Value;
+use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
+use services::webhooks::{self as operations, Config};
+use storage::Tenant;
 use storage::shops::{self, Shop};
 use storage::sql::Direction;
 use storage::webhook_deliveries::{self, DeliveryFilter};
-use storage::webhooks::{self, NewWebhook, Webhook, WebhookFilter, WebhookSettings};
-use storage::{ScopedExt, Tenant, Tx, tenant_rows};
+use storage::webhooks::{self, Webhook, WebhookFilter};
 
 use crate::kernel::auth::Auth;
-use crate::kernel::conditional::check_preconditions;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
@@ -35,13 +34,7 @@ use crate::kernel::state::AppState;
 
 pub use representation::{subscription_resource, webhook_resource};
 
-use input::{Checked, NewSubscription, SubscriptionChanges};
 use representation::{delivery_resource, replay_resource};
-
-/// How long a rotated-out secret keeps signing by default, and at most.
-const GRACE_DEFAULT_SECS: i64 = 86_400;
-/// How long a rotated-out secret may keep signing: up to a week.
-const GRACE_PERIOD_SECS: IntRange = IntRange::new(0, 7 * 86_400);
 
 pub static SUBSCRIPTION_LIST: ListSpec = ListSpec {
     name: "subscriptions",
@@ -101,7 +94,7 @@ async fn hub_list(
         .await?;
     let items = rows
         .iter()
-        .map(|w| subscription_resource(&state.urls, &auth, w, None))
+        .map(|w| subscription_resource(&state.urls, auth.scopes, w, None))
         .collect();
     let path = format!("/hub/{}/subscriptions", shop.id);
     Ok(request.respond(&SUBSCRIPTION_LIST, &state, &path, total, items))
@@ -114,13 +107,16 @@ async fn hub_create(
     JsonBody(input): JsonBody<NewSubscription>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let shop = own_shop(&state, auth.own_tenant()?, shop_id).await?;
-    let (webhook, secret) = insert(&state, &auth, &shop, input).await?;
-    let doc = subscription_resource(&state.urls, &auth, &webhook, Some(secret.expose_secret()))
+    let actor = auth.actor()?;
+    let made =
+        operations::create_in_shop(&state.services, &actor, config(&state), shop_id, input).await?;
+    let webhook = &made.webhook;
+    let secret = Some(made.secret.expose_secret());
+    let doc = subscription_resource(&state.urls, auth.scopes, webhook, secret)
         .into_value(state.urls.curies());
     Ok(Hal::created(
         doc,
-        state.urls.subscription(shop.id, webhook.id),
+        state.urls.subscription(webhook.shop_id, webhook.id),
         webhook.updated_on,
     ))
 }
@@ -135,8 +131,8 @@ async fn hub_show(
         .await?
         .filter(|w| w.shop_id == shop_id)
         .ok_or_else(ApiError::not_found)?;
-    let doc =
-        subscription_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
+    let doc = subscription_resource(&state.urls, auth.scopes, &webhook, None)
+        .into_value(state.urls.curies());
     Ok(Hal::ok(doc, webhook.updated_on))
 }
 
@@ -147,24 +143,12 @@ async fn hub_delete(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let (headers, urls, auth) = (&headers, &state.urls, &auth);
-    let doc = state
-        .write(|tx| {
-            async move {
-                let webhook = locked(tx, tenant, id).await?;
-                if webhook.shop_id != shop_id {
-                    return Err(ApiError::not_found());
-                }
-                let doc =
-                    subscription_resource(urls, auth, &webhook, None).into_value(urls.curies());
-                check_preconditions(headers, &doc, webhook.updated_on)?;
-                tenant_rows::delete(tx, webhooks::TABLE, tenant, id).await?;
-                Ok(doc)
-            }
-            .scoped()
-        })
-        .await?;
+    let expect = IfMatch(&headers);
+    let actor = auth.actor()?;
+    let removed =
+        operations::remove_from_shop(&state.services, &actor, shop_id, id, &expect).await?;
+    let doc = subscription_resource(&state.urls, auth.scopes, &removed, None)
+        .into_value(state.urls.curies());
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
@@ -194,7 +178,7 @@ async fn list(
         .await?;
     let items = rows
         .iter()
-        .map(|w| webhook_resource(&state.urls, &auth, w, None))
+        .map(|w| webhook_resource(&state.urls, auth.scopes, w, None))
         .collect();
     Ok(request.respond(&WEBHOOK_LIST, &state, "/webhooks", total, items))
 }
@@ -217,69 +201,27 @@ async fn create(
     JsonBody(input): JsonBody<NewSubscription>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let shop = match input.shop_id {
-        Some(id) => shops::find(&state.db, tenant, id)
-            .await?
-            .ok_or_else(|| ApiError::invalid_field("shop_id", "is not a shop of the account"))?,
-        None => return Err(ApiError::invalid_field("shop_id", "can't be blank")),
-    };
-    let (webhook, secret) = insert(&state, &auth, &shop, input).await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, Some(secret.expose_secret()))
-        .into_value(state.urls.curies());
+    let actor = auth.actor()?;
+    let made = operations::create(&state.services, &actor, config(&state), input).await?;
+    let doc = webhook_resource(
+        &state.urls,
+        auth.scopes,
+        &made.webhook,
+        Some(made.secret.expose_secret()),
+    )
+    .into_value(state.urls.curies());
     Ok(Hal::created(
         doc,
-        state.urls.webhook(webhook.id),
-        webhook.updated_on,
+        state.urls.webhook(made.webhook.id),
+        made.webhook.updated_on,
     ))
 }
 
-/// Creates a pending subscription with a new signing secret; the dispatcher sends its
-/// verification ping.
-async fn insert(
-    state: &AppState,
-    auth: &Auth,
-    shop: &Shop,
-    input: NewSubscription,
-) -> ApiResult<(Webhook, WebhookSecret)> {
-    let checked = input.validate(&state.config.webhook_guard)?;
-    let secret = WebhookSecret::generate();
-    let sealer = state.auth.secret_box();
-    let settings = settings(state, &checked, None);
-    let secret_sealed = sealer.seal(secret.expose_secret().as_bytes());
-    let new = NewWebhook {
-        account_id: shop.account_id,
-        seller_id: shop.seller_id,
-        shop_id: shop.id,
-        app_id: Some(auth.app_id),
-        settings: &settings,
-        secret_sealed: &secret_sealed,
-    };
-    let (new, now) = (&new, state.clock.now());
-    let webhook = state
-        .write(|tx| async move { Ok(webhooks::insert(tx, new, now).await?) }.scoped())
-        .await?;
-    Ok((webhook, secret))
-}
-
-/// Settings to store: the password sealed (a new one, or the stored one kept).
-fn settings(state: &AppState, checked: &Checked, kept: Option<&Webhook>) -> WebhookSettings {
-    let sealed = match (&checked.auth_password, kept) {
-        (Some(password), _) => Some(state.auth.secret_box().seal(password.as_bytes())),
-        (None, Some(webhook)) if checked.auth_type == webhook.auth_type => {
-            webhook.auth_password_sealed.clone()
-        }
-        _ => None,
-    };
-    WebhookSettings {
-        topic: checked.topic.clone(),
-        url: checked.url.clone(),
-        notify_origin: checked.notify_origin,
-        auth_type: checked.auth_type,
-        auth_username: checked.auth_username.clone(),
-        auth_password_sealed: sealed
-            .filter(|_| checked.auth_type == domain::webhook::AuthType::Basic),
-        ordering: checked.ordering,
+/// What webhook writes take from this deployment's configuration.
+fn config(state: &AppState) -> Config<'_> {
+    Config {
+        guard: &state.config.webhook_guard,
+        secret_box: state.auth.secret_box(),
     }
 }
 
@@ -292,8 +234,10 @@ async fn show(
     let webhook = webhooks::find(&state.db, auth.own_tenant()?, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, webhook.updated_on))
+    Ok(Hal::ok(
+        document(&state, &auth, &webhook),
+        webhook.updated_on,
+    ))
 }
 
 /// Changes a webhook. A new URL must consent again: the webhook goes back to `pending`
@@ -306,48 +250,21 @@ async fn update(
     JsonBody(changes): JsonBody<SubscriptionChanges>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let now = state.clock.now();
-    let (state, auth, headers, changes) = (&state, &auth, &headers, &changes);
-    let webhook = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                let current_doc = webhook_resource(&state.urls, auth, &current, None)
-                    .into_value(state.urls.curies());
-                check_preconditions(headers, &current_doc, current.updated_on)?;
-                let before = Checked {
-                    topic: current.topic.clone(),
-                    url: current.url.clone(),
-                    notify_origin: current.notify_origin,
-                    auth_type: current.auth_type,
-                    auth_username: current.auth_username.clone(),
-                    auth_password: None,
-                    ordering: current.ordering,
-                };
-                let checked = changes
-                    .clone()
-                    .apply(before.clone(), &state.config.webhook_guard)?;
-                if checked == before {
-                    return Ok(current);
-                }
-                let mut webhook = webhooks::update_settings(
-                    tx,
-                    id,
-                    &settings(state, &checked, Some(&current)),
-                    now,
-                )
-                .await?;
-                if checked.url != before.url {
-                    webhook = webhooks::await_verification(tx, id, now).await?;
-                }
-                Ok(webhook)
-            }
-            .scoped()
-        })
-        .await?;
-    let doc = webhook_resource(&state.urls, auth, &webhook, None).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, webhook.updated_on))
+    let expect = IfMatch(&headers);
+    let actor = auth.actor()?;
+    let webhook = operations::update(
+        &state.services,
+        &actor,
+        config(&state),
+        id,
+        &expect,
+        changes,
+    )
+    .await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &webhook),
+        webhook.updated_on,
+    ))
 }
 
 async fn remove(
@@ -357,21 +274,12 @@ async fn remove(
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let (headers, urls, auth) = (&headers, &state.urls, &auth);
-    let doc = state
-        .write(|tx| {
-            async move {
-                let webhook = locked(tx, tenant, id).await?;
-                let doc = webhook_resource(urls, auth, &webhook, None).into_value(urls.curies());
-                check_preconditions(headers, &doc, webhook.updated_on)?;
-                tenant_rows::delete(tx, webhooks::TABLE, tenant, id).await?;
-                Ok(doc)
-            }
-            .scoped()
-        })
-        .await?;
-    Ok(Hal::ok(doc, state.clock.now()))
+    let expect = IfMatch(&headers);
+    let removed = operations::remove(&state.services, &auth.actor()?, id, &expect).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &removed),
+        state.clock.now(),
+    ))
 }
 
 /// `failed` or `disabled` → `active`, counters reset; its parked deliveries go out.
@@ -381,28 +289,11 @@ async fn reactivate(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let now = state.clock.now();
-    let webhook = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                if !current.status.can_reactivate() {
-                    return Err(ApiError::invalid_field(
-                        "status",
-                        format!(
-                            "is {}: only failed or disabled webhooks are reactivated",
-                            current.status
-                        ),
-                    ));
-                }
-                Ok(webhooks::set_health(tx, id, current.health().reactivated(), now).await?)
-            }
-            .scoped()
-        })
-        .await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, webhook.updated_on))
+    let webhook = operations::reactivate(&state.services, &auth.actor()?, id).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &webhook),
+        webhook.updated_on,
+    ))
 }
 
 /// Stops deliveries by hand (they are kept, and go out after a reactivation).
@@ -412,43 +303,11 @@ async fn disable(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let now = state.clock.now();
-    let webhook = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                Ok(match current.status {
-                    SubscriptionStatus::Disabled => current,
-                    status if !status.can_disable() => {
-                        return Err(ApiError::invalid_field(
-                            "status",
-                            format!(
-                                "is {status}: only a verified subscription (active or failed) \
-                                 is disabled; delete this one, or give it a URL to verify"
-                            ),
-                        ));
-                    }
-                    _ => {
-                        let health = domain::webhook::Health {
-                            status: SubscriptionStatus::Disabled,
-                            ..current.health()
-                        };
-                        webhooks::set_health(tx, id, health, now).await?
-                    }
-                })
-            }
-            .scoped()
-        })
-        .await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, None).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, webhook.updated_on))
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct Rotation {
-    #[serde(default)]
-    grace_period_seconds: Option<i64>,
+    let webhook = operations::disable(&state.services, &auth.actor()?, id).await?;
+    Ok(Hal::ok(
+        document(&state, &auth, &webhook),
+        webhook.updated_on,
+    ))
 }
 
 /// A new signing secret, shown this once; the old one keeps signing for the grace period.
@@ -459,39 +318,24 @@ async fn rotate_secret(
     JsonBody(input): JsonBody<Rotation>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let grace = input.grace_period_seconds.unwrap_or(GRACE_DEFAULT_SECS);
-    GRACE_PERIOD_SECS
-        .check(grace)
-        .map_err(|message| ApiError::invalid_field("grace_period_seconds", message))?;
-    let tenant = auth.own_tenant()?;
-    let secret = WebhookSecret::generate();
-    let sealed = state
-        .auth
-        .secret_box()
-        .seal(secret.expose_secret().as_bytes());
-    let now = state.clock.now();
-    let sealed = &sealed;
-    let webhook = state
-        .write(|tx| {
-            async move {
-                let current = locked(tx, tenant, id).await?;
-                let grace_until = now.plus_secs(grace);
-                Ok(webhooks::rotate_secret(
-                    tx,
-                    id,
-                    sealed,
-                    &current.secret_sealed,
-                    grace_until,
-                    now,
-                )
-                .await?)
-            }
-            .scoped()
-        })
-        .await?;
-    let doc = webhook_resource(&state.urls, &auth, &webhook, Some(secret.expose_secret()))
-        .into_value(state.urls.curies());
-    Ok(Hal::ok(doc, webhook.updated_on))
+    let grace_secs = input.grace_secs()?;
+    let actor = auth.actor()?;
+    let secret_box = state.auth.secret_box();
+    let rotated =
+        operations::rotate_secret(&state.services, &actor, secret_box, id, grace_secs).await?;
+    let doc = webhook_resource(
+        &state.urls,
+        auth.scopes,
+        &rotated.webhook,
+        Some(rotated.secret.expose_secret()),
+    )
+    .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, rotated.webhook.updated_on))
+}
+
+/// A webhook as the principal's GET shows it.
+fn document(state: &AppState, auth: &Auth, webhook: &Webhook) -> Value {
+    webhook_resource(&state.urls, auth.scopes, webhook, None).into_value(state.urls.curies())
 }
 
 /// The topics a subscription may name; each covers the topics below it.
@@ -501,7 +345,7 @@ async fn topics(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
         .property("topics", topic::TOPICS.to_vec())
         .link("self", Link::get(state.urls.api("/webhooks/topics")))
         .rel(
-            &rels::WEBHOOKS_WEBHOOKS,
+            &crate::rels::WEBHOOKS_WEBHOOKS,
             state.urls.list_template("/webhooks", &WEBHOOK_LIST),
         )
         .into_value(state.urls.curies());
@@ -571,7 +415,7 @@ async fn deliveries(
         .iter()
         .map(|d| {
             let attempts = by_delivery.get(&d.id).map_or(&[][..], Vec::as_slice);
-            delivery_resource(&state.urls, &auth, d, attempts)
+            delivery_resource(&state.urls, auth.scopes, d, attempts)
         })
         .collect();
     let path = format!("/webhooks/{id}/deliveries");
@@ -585,33 +429,12 @@ async fn redeliver(
     NestedIds(id, delivery_id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let tenant = auth.own_tenant()?;
-    let now = state.clock.now();
-    let (delivery, attempts) = state
-        .write(|tx| {
-            async move {
-                let webhook = locked(tx, tenant, id).await?;
-                webhook_deliveries::find(&mut *tx, webhook.id, delivery_id)
-                    .await?
-                    .ok_or_else(ApiError::not_found)?;
-                let delivery = webhook_deliveries::redeliver(tx, delivery_id, now).await?;
-                let attempts = webhook_deliveries::attempts_of(&mut *tx, &[delivery_id]).await?;
-                Ok((delivery, attempts))
-            }
-            .scoped()
-        })
-        .await?;
-    let attempts: Vec<_> = attempts.iter().collect();
-    let doc =
-        delivery_resource(&state.urls, &auth, &delivery, &attempts).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, delivery.updated_on))
-}
-
-#[derive(Debug, Deserialize)]
-struct ReplayInput {
-    since: String,
-    #[serde(default)]
-    until: Option<String>,
+    let actor = auth.actor()?;
+    let sent = operations::redeliver(&state.services, &actor, id, delivery_id).await?;
+    let attempts: Vec<_> = sent.attempts.iter().collect();
+    let doc = delivery_resource(&state.urls, auth.scopes, &sent.delivery, &attempts)
+        .into_value(state.urls.curies());
+    Ok(Hal::ok(doc, sent.delivery.updated_on))
 }
 
 /// Sends again every failed or skipped delivery created in `[since, until)`; its progress
@@ -623,43 +446,14 @@ async fn replay(
     JsonBody(input): JsonBody<ReplayInput>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubWrite)?;
-    let now = state.clock.now();
-    let mut errors = FieldErrors::new();
-    let since = Timestamp::parse(&input.since);
-    if since.is_none() {
-        errors.add("since", Timestamp::MESSAGE);
-    }
-    let until = match input.until.as_deref() {
-        None => Some(now),
-        Some(text) => Timestamp::parse(text),
-    };
-    if until.is_none() {
-        errors.add("until", Timestamp::MESSAGE);
-    }
-    if let (Some(since), Some(until)) = (since, until)
-        && until <= since
-    {
-        errors.add("until", "must be after since");
-    }
-    errors.into_result()?;
-    let (since, until) = (since.unwrap_or(now), until.unwrap_or(now));
-    let tenant = auth.own_tenant()?;
-    let (webhook, replay) = state
-        .write(|tx| {
-            async move {
-                let webhook = locked(tx, tenant, id).await?;
-                let replay = webhook_deliveries::replay(tx, webhook.id, since, until, now).await?;
-                Ok((webhook, replay))
-            }
-            .scoped()
-        })
-        .await?;
+    let window = input.validate(state.clock.now())?;
+    let replay = operations::replay(&state.services, &auth.actor()?, id, window).await?;
     let progress = webhook_deliveries::Progress {
         pending: replay.deliveries,
         ..Default::default()
     };
     let doc = replay_resource(&state.urls, &replay, progress).into_value(state.urls.curies());
-    let location = format!("{}/replays/{}", state.urls.webhook(webhook.id), replay.id);
+    let location = format!("{}/replays/{}", state.urls.webhook(id), replay.id);
     Ok(Hal::created(doc, location, replay.created_on))
 }
 
@@ -677,10 +471,4 @@ async fn replay_status(
         .ok_or_else(ApiError::not_found)?;
     let doc = replay_resource(&state.urls, &replay, progress).into_value(state.urls.curies());
     Ok(Hal::ok(doc, state.clock.now()))
-}
-
-async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ApiResult<Webhook> {
-    webhooks::find_for_update(tx, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)
 }

@@ -3,13 +3,14 @@
 //! the answer that created or rotated it.
 
 use domain::webhook::{AuthType, DeliveryStatus, Ordering, SubscriptionStatus, Trigger};
-use domain::{Scope, Timestamp};
+use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
-use oauth::Principal;
 use serde::Serialize;
+use serde_json::Value;
 use storage::webhook_deliveries::{Attempt, Delivery, Progress, Replay};
 use storage::webhooks::Webhook;
 
+use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
@@ -49,7 +50,7 @@ struct SubscriptionFields<'a> {
 /// A subscription as the hub of its shop shows it.
 pub fn subscription_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     webhook: &Webhook,
     secret: Option<&str>,
 ) -> Resource {
@@ -76,12 +77,12 @@ pub fn subscription_resource(
         )
         .rel(&rels::WEBHOOKS_WEBHOOK, urls.webhook(webhook.id))
         .rel_if(
-            principal.has(Scope::HubWrite),
+            viewer.contains(Scope::HubWrite),
             &rels::WEBHOOKS_DELETE_SUBSCRIPTION,
             || urls.subscription(webhook.shop_id, webhook.id),
         )
         .rel_if(
-            principal.has(Scope::HubWrite) && webhook.status.can_reactivate(),
+            viewer.contains(Scope::HubWrite) && webhook.status.can_reactivate(),
             &rels::WEBHOOKS_REACTIVATE,
             || format!("{}/reactivate", urls.webhook(webhook.id)),
         )
@@ -110,7 +111,7 @@ struct WebhookFields<'a> {
 /// A webhook (a subscription read by id), with the actions its status allows.
 pub fn webhook_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     webhook: &Webhook,
     secret: Option<&str>,
 ) -> Resource {
@@ -132,7 +133,7 @@ pub fn webhook_resource(
         updated_on: webhook.updated_on,
     };
     let href = urls.webhook(webhook.id);
-    let write = principal.has(Scope::HubWrite);
+    let write = viewer.contains(Scope::HubWrite);
     Resource::new(["webhook"])
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
@@ -190,7 +191,7 @@ struct DeliveryFields<'a> {
 /// A delivery with every attempt made at it.
 pub fn delivery_resource(
     urls: &Urls,
-    principal: &Principal,
+    viewer: ScopeSet,
     delivery: &Delivery,
     attempts: &[&Attempt],
 ) -> Resource {
@@ -219,7 +220,7 @@ pub fn delivery_resource(
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
         .rel_if(
-            principal.has(Scope::HubWrite),
+            viewer.contains(Scope::HubWrite),
             &rels::WEBHOOKS_REDELIVER,
             || format!("{href}/redeliver"),
         )
@@ -279,4 +280,14 @@ pub fn replay_resource(urls: &Urls, replay: &Replay, progress: Progress) -> Reso
             )),
         )
         .rel(&rels::WEBHOOKS_WEBHOOK, urls.webhook(replay.webhook_id))
+}
+
+impl services::webhooks::Present for Presenter {
+    fn webhook(&self, viewer: ScopeSet, webhook: &Webhook) -> Value {
+        webhook_resource(&self.urls, viewer, webhook, None).into_value(self.urls.curies())
+    }
+
+    fn subscription(&self, viewer: ScopeSet, webhook: &Webhook) -> Value {
+        subscription_resource(&self.urls, viewer, webhook, None).into_value(self.urls.curies())
+    }
 }

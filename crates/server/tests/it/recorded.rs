@@ -19,11 +19,16 @@ on_both_backends!(main_flows_answer_as_recorded);
 
 const PUBLIC_URL: &str = "http://api.test";
 
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 struct Recorder<'a> {
     s: &'a TestServer,
     token: String,
     clock: Arc<ManualClock>,
     seeded_on: String,
+    /// Webhook secrets answered so far, replaced like the other random values.
+    secrets: Vec<String>,
     out: String,
 }
 
@@ -40,6 +45,9 @@ impl Recorder<'_> {
         self.clock.advance_secs(1);
         let (status, answer) = self.s.call(method.clone(), path, &self.token, body).await;
         assert_eq!(status, expected, "{method} {path}: {answer}");
+        if let Some(secret) = answer["secret"].as_str() {
+            self.secrets.push(secret.to_owned());
+        }
         let shown = self.stable(&serde_json::to_string_pretty(&answer).unwrap());
         writeln!(self.out, "{method} {path}\n{status}\n{shown}\n").unwrap();
         answer
@@ -66,6 +74,9 @@ impl Recorder<'_> {
         text = text.replace(&demo.app.client_id, "<client id>");
         for (i, shop) in demo.shops.iter().enumerate() {
             text = text.replace(&shop.subdomain, &format!("<shop {i}>"));
+        }
+        for (i, secret) in self.secrets.iter().enumerate() {
+            text = text.replace(secret, &format!("<secret {i}>"));
         }
         // Times the seed wrote by the wall clock (`"2026-11-25T…Z"` of today), and the
         // seed's other random addresses (`"shop+x1y2z3@demo.example"`).
@@ -95,6 +106,8 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     let s = TestServer::start_with(backend, move |c| {
         c.clock = manual;
         c.public_url = Some(PUBLIC_URL.into());
+        // No workers: nothing changes behind the flows' backs (a webhook's verification).
+        c.role = server::NodeRole::Api;
         c.access_token_ttl = std::time::Duration::from_secs(365 * 86_400);
     })
     .await;
@@ -105,6 +118,7 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
         token,
         clock,
         seeded_on,
+        secrets: Vec::new(),
         out: String::new(),
     };
     let (shop, seller) = (s.shop_id(), s.seller_id());
@@ -229,13 +243,14 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
         )
         .await;
     let list_path = format!("/v2/price_lists/{}", list["id"]);
-    r.send(
-        M::PUT,
-        &format!("{list_path}/items"),
-        Some(json!({"items": [{"variant_id": variant_id, "price": 2000}]})),
-        S::OK,
-    )
-    .await;
+    let written = r
+        .send(
+            M::PUT,
+            &format!("{list_path}/items"),
+            Some(json!({"items": [{"variant_id": variant_id, "price": 2000}]})),
+            S::OK,
+        )
+        .await;
     r.get(&list_path).await;
     r.get(&format!("{list_path}/prices?variant_ids={variant_id}"))
         .await;
@@ -295,6 +310,115 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     .await;
     r.get("/v2/webhooks").await;
 
+    // Images, collections, price lists and shops, changed and removed.
+    let assets = format!("/v2/products/{product_id}/assets");
+    let image = r
+        .send(
+            M::POST,
+            &assets,
+            Some(json!({"file_name": "dot.png", "data": PNG})),
+            S::CREATED,
+        )
+        .await;
+    r.get(&assets).await;
+    r.send(M::DELETE, &format!("{assets}/{}", image["id"]), None, S::OK)
+        .await;
+    let collection_path = format!("/v2/collections/{}", collection["id"]);
+    r.send(
+        M::PUT,
+        &collection_path,
+        Some(json!({"title": "Late summer", "description": "Warm days"})),
+        S::OK,
+    )
+    .await;
+    let hat = r
+        .send(
+            M::POST,
+            "/v2/products",
+            Some(json!({"title": "Sun hat", "price": 1800})),
+            S::CREATED,
+        )
+        .await;
+    r.send(
+        M::POST,
+        &members,
+        Some(json!({"product_id": hat["id"]})),
+        S::OK,
+    )
+    .await;
+    r.send(
+        M::PUT,
+        &members,
+        Some(json!({"product_ids": [hat["id"], product_id]})),
+        S::OK,
+    )
+    .await;
+    r.send(M::DELETE, &format!("{members}/{}", hat["id"]), None, S::OK)
+        .await;
+    r.send(M::DELETE, &collection_path, None, S::OK).await;
+    r.send(
+        M::PUT,
+        &list_path,
+        Some(json!({"name": "Wholesale, reduced", "status": "inactive"})),
+        S::OK,
+    )
+    .await;
+    r.send(
+        M::DELETE,
+        &format!(
+            "{list_path}/items/{}",
+            written["_embedded"]["items"][0]["id"]
+        ),
+        None,
+        S::OK,
+    )
+    .await;
+    r.send(M::DELETE, &list_path, None, S::OK).await;
+    let new_shop = r
+        .send(
+            M::POST,
+            &format!("/v2/sellers/{seller}/shops"),
+            Some(
+                json!({"subdomain": "recorded-shop", "name": "Recorded", "description": "Second"}),
+            ),
+            S::CREATED,
+        )
+        .await;
+
+    // Webhooks: created (a name passes the guard; its addresses are checked on delivery),
+    // changed, refused a disabling while pending, its secret rotated, deleted.
+    let hook = r
+        .send(
+            M::POST,
+            "/v2/webhooks",
+            Some(
+                json!({"topic": "collections", "url": "https://hooks.example.invalid/in",
+                "shop_id": new_shop["id"]}),
+            ),
+            S::CREATED,
+        )
+        .await;
+    let hook_path = format!("/v2/webhooks/{}", hook["id"]);
+    r.send(
+        M::PUT,
+        &hook_path,
+        Some(json!({"url": "https://hooks.example.invalid/changed", "notify_origin": true})),
+        S::OK,
+    )
+    .await;
+    // Still pending (no dispatcher runs to verify it): refused.
+    r.send(
+        M::PUT,
+        &format!("{hook_path}/disable"),
+        None,
+        S::UNPROCESSABLE_ENTITY,
+    )
+    .await;
+    r.send(M::POST, &format!("{hook_path}/secret"), None, S::OK)
+        .await;
+    r.get(&hook_path).await;
+    r.send(M::DELETE, &hook_path, None, S::OK).await;
+
     // Refusals.
     r.send(M::GET, "/v2/products/999999", None, S::NOT_FOUND)
         .await;
@@ -322,6 +446,15 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     )
     .await;
     r.get("/v2/products").await;
+
+    // The events the flows recorded, as subscribers receive them.
+    let events: Vec<(String, String)> =
+        s.db.rows("SELECT topic, item FROM events ORDER BY id")
+            .await;
+    for (topic, item) in events {
+        let shown = r.stable(&item);
+        writeln!(r.out, "EVENT {topic}\n{shown}\n").unwrap();
+    }
 
     assert!(r.out.contains("LS-M"), "the flows ran");
     if let Ok(folder) = std::env::var("COMMERCE_RECORD_TO") {

@@ -1,17 +1,17 @@
 //! What a client may send to create or change a collection, and its rules.
 
-use domain::FieldErrors;
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder, check_rules};
 use domain::catalog::product::validate_slug;
-use domain::validation;
+use domain::{FieldErrors, Patch, limits, validation};
 use serde::Deserialize;
 use storage::collections::CollectionData;
 
-use crate::kernel::input::Patch;
-use services::products::input::derived_slug;
+use crate::products::input::derived_slug;
 
 const TITLE_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;
+/// The most products one reorder may name.
+const REORDER_MAX: usize = 1000;
 
 #[derive(Debug, Deserialize)]
 pub struct NewCollection {
@@ -140,5 +140,51 @@ fn check(data: &CollectionData, errors: &mut FieldErrors) {
             "sort_order",
             "manual order is for manual collections (a smart collection's members change by themselves)",
         );
+    }
+}
+
+/// A product to add to a manual collection, at a position or after the others.
+#[derive(Debug, Deserialize)]
+pub struct NewMember {
+    pub product_id: i64,
+    #[serde(default)]
+    position: Option<i64>,
+}
+
+impl NewMember {
+    /// The position asked for, once it is one a collection can hold.
+    pub fn position(&self) -> Result<Option<i64>, FieldErrors> {
+        match self.position {
+            Some(position) => limits::POSITION
+                .check(position)
+                .map(|()| Some(position))
+                .map_err(|message| FieldErrors::single("position", message)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The products to move, in that order, before a manual collection's other members.
+#[derive(Debug, Deserialize)]
+pub struct Reorder {
+    product_ids: Vec<i64>,
+}
+
+impl Reorder {
+    /// The ids, once there are 1 to `REORDER_MAX` of them and none twice.
+    pub fn validate(self) -> Result<Vec<i64>, FieldErrors> {
+        let ids = self.product_ids;
+        let mut errors = FieldErrors::new();
+        if ids.is_empty() || ids.len() > REORDER_MAX {
+            errors.add(
+                "product_ids",
+                format!("must name 1 to {REORDER_MAX} products"),
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        if !ids.iter().all(|id| seen.insert(*id)) {
+            errors.add("product_ids", "names a product twice");
+        }
+        errors.into_result().map(|()| ids)
     }
 }

@@ -1,12 +1,11 @@
 //! What a client may send to create or change a shop, and the rules it must meet.
 
+use domain::Patch;
 use domain::shop::{Storefront, validate_subdomain};
 use domain::validation::{self, FieldErrors};
 use serde::Deserialize;
 use storage::sellers::Seller;
 use storage::shops::{Shop, ShopSettings};
-
-use crate::kernel::input::Patch;
 
 const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5000;

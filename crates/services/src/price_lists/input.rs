@@ -7,12 +7,10 @@ use std::str::FromStr;
 
 use domain::catalog::pricing::{PriceListKind, PriceListStatus, check_dates};
 use domain::catalog::product::amount;
-use domain::{FieldErrors, Timestamp, limits, validation};
+use domain::{FieldErrors, Patch, Timestamp, limits, validation};
 use serde::Deserialize;
 use storage::price_lists::{PriceList, PriceListData};
 use storage::sellers::Seller;
-
-use crate::kernel::input::Patch;
 
 const NAME_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;

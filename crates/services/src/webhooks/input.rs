@@ -1,16 +1,17 @@
 //! What a client may send to create or change a webhook subscription, and its rules.
 
 use delivery::ssrf::Guard;
-use domain::FieldErrors;
-use domain::topic;
-use domain::validation;
+use domain::limits::IntRange;
 use domain::webhook::{AuthType, Ordering};
+use domain::{FieldErrors, Patch, Timestamp, topic, validation};
 use serde::Deserialize;
-
-use crate::kernel::input::Patch;
 
 const URL_MAX: usize = 2_000;
 const CREDENTIAL_MAX: usize = 255;
+/// How long a rotated-out secret keeps signing by default, and at most.
+const GRACE_DEFAULT_SECS: i64 = 86_400;
+/// How long a rotated-out secret may keep signing: up to a week.
+const GRACE_PERIOD_SECS: IntRange = IntRange::new(0, 7 * 86_400);
 
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct AuthInput {
@@ -173,5 +174,66 @@ fn check(checked: &Checked, password_needed: bool, guard: &Guard, errors: &mut F
             }
             None => {}
         }
+    }
+}
+
+/// A secret rotation: how long the old secret keeps signing.
+#[derive(Debug, Default, Deserialize)]
+pub struct Rotation {
+    #[serde(default)]
+    grace_period_seconds: Option<i64>,
+}
+
+impl Rotation {
+    /// The grace period in seconds (a day unless given).
+    pub fn grace_secs(&self) -> Result<i64, FieldErrors> {
+        let grace = self.grace_period_seconds.unwrap_or(GRACE_DEFAULT_SECS);
+        GRACE_PERIOD_SECS
+            .check(grace)
+            .map(|()| grace)
+            .map_err(|message| FieldErrors::single("grace_period_seconds", message))
+    }
+}
+
+/// A replay as a client asks for it: deliveries created from `since` until `until`.
+#[derive(Debug, Deserialize)]
+pub struct ReplayInput {
+    since: String,
+    #[serde(default)]
+    until: Option<String>,
+}
+
+/// The checked window of a replay: `[since, until)`, `until` being now when not given.
+#[derive(Clone, Copy, Debug)]
+pub struct ReplayWindow {
+    pub since: Timestamp,
+    pub until: Timestamp,
+}
+
+impl ReplayInput {
+    /// The window, or every problem with it, as of `now`.
+    pub fn validate(self, now: Timestamp) -> Result<ReplayWindow, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let since = Timestamp::parse(&self.since);
+        if since.is_none() {
+            errors.add("since", Timestamp::MESSAGE);
+        }
+        let until = match self.until.as_deref() {
+            None => Some(now),
+            Some(text) => Timestamp::parse(text),
+        };
+        if until.is_none() {
+            errors.add("until", Timestamp::MESSAGE);
+        }
+        if let (Some(since), Some(until)) = (since, until)
+            && until <= since
+        {
+            errors.add("until", "must be after since");
+        }
+        errors.into_result()?;
+        Ok(ReplayWindow {
+            since: since.unwrap_or(now),
+            until: until.unwrap_or(now),
+        })
     }
 }

@@ -840,7 +840,14 @@ pub fn declared_routes() -> BTreeSet<(String, String)> {
         while let Some(start) = rest.find(".route(") {
             rest = &rest[start + ".route(".len()..];
             let call = &rest[..closing_paren(rest)];
-            let Some(path) = call.split('"').nth(1) else {
+            // A literal path, or an area's `Path` constant (`ORDERS.pattern()`) declared
+            // in the same file.
+            let first = call.split(',').next().unwrap_or_default().trim();
+            let path = match first.strip_suffix(".pattern()") {
+                Some(constant) => path_constant(&source, constant),
+                None => call.split('"').nth(1),
+            };
+            let Some(path) = path else {
                 continue;
             };
             // Operators' benchmark routes exist only when the benchmark asks for them.
@@ -876,6 +883,13 @@ pub fn declared_routes() -> BTreeSet<(String, String)> {
         }
     }
     routes
+}
+
+/// The pattern of `const NAME: Path = Path::new("…")` in `source`.
+fn path_constant<'a>(source: &'a str, name: &str) -> Option<&'a str> {
+    let declared = format!("const {name}: Path =");
+    let at = source.find(&declared)?;
+    source[at + declared.len()..].split('"').nth(1)
 }
 
 /// The routes of the table in the same form.

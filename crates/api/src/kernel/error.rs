@@ -1,18 +1,18 @@
 //! The API's error type and its bodies: 422 carries `_embedded.errors`; every other status
 //! `{"_class":["error"], "status", "error", "message"}` with a code of `ErrorCode`.
 //!
-//! Storage failures are answered in one place, the conversion from `storage::Error`, so
-//! that no call site has to remember them:
+//! Storage failures are answered in one place, the conversion from `storage::Error` (and
+//! from `ServiceError`, which carries them), so that no call site has to remember them:
 //!
 //! - A unique index refusing a write is a 422 on the field it concerns, or a 409
-//!   `already_exists` where no field applies (`taken`, the registry). A caller that
-//!   derived the value itself (a slug from a title) turns it into a retry instead
-//!   (`retry_if_taken`).
+//!   `already_exists` where no field applies (`taken`, the registry). A value the service
+//!   derived itself (a slug from a title) that stays taken is a 409 `write_conflict`.
 //! - A write that lost to another (a deadlock, a serialization failure) or whose row
-//!   vanished under it is run again by the transaction runner, which recognises such an
-//!   error through `TxError`; when every attempt loses, the answer is 409 `write_conflict`
-//!   (the same request may succeed in a moment: `Retry-After` says when), or 409
-//!   `referenced_resource_deleted` when a row the write names keeps being deleted under it.
+//!   vanished under it has been run again by the services' transaction runner (which
+//!   decides through `ServiceError`'s `TxError`); when every attempt loses, the answer is
+//!   409 `write_conflict` (the same request may succeed in a moment: `Retry-After` says
+//!   when), or 409 `referenced_resource_deleted` when a row the write names keeps being
+//!   deleted under it.
 //! - A database or pool busy past its timeout is 503 `database_busy` with `Retry-After`.
 //! - Anything else is a 500 whose body says nothing about it. Its cause and the place the
 //!   error was made (`#[track_caller]` on every constructor and conversion, so a `?` is
@@ -42,8 +42,6 @@ pub struct ApiError {
     answer: Answer,
     message: String,
     headers: Vec<(header::HeaderName, HeaderValue)>,
-    /// Lost to a concurrent write: the transaction runner runs the work again.
-    retryable: bool,
     /// The unique index whose violation this answers.
     violated: Option<UniqueIndex>,
     /// Why the server failed (500s only): logged, never sent.
@@ -69,7 +67,6 @@ impl ApiError {
             answer,
             message,
             headers: Vec::new(),
-            retryable: false,
             violated: None,
             cause: None,
             origin: Location::caller(),
@@ -175,31 +172,24 @@ impl ApiError {
         .with_header(header::RETRY_AFTER, HeaderValue::from(retry_after_secs))
     }
 
-    /// A write that lost to concurrent ones on every attempt, or whose work must run
-    /// again because what it read changed under it (a retryable error).
+    /// A write that lost to concurrent ones on every attempt (the services' transaction
+    /// runner retried it first).
     #[track_caller]
     pub fn write_conflict() -> Self {
-        Self {
-            retryable: true,
-            ..Self::new(
-                ErrorCode::WriteConflict,
-                "concurrent writes to the same resources got in the way; send the request again",
-            )
-            .with_header(header::RETRY_AFTER, HeaderValue::from(1))
-        }
+        Self::new(
+            ErrorCode::WriteConflict,
+            "concurrent writes to the same resources got in the way; send the request again",
+        )
+        .with_header(header::RETRY_AFTER, HeaderValue::from(1))
     }
 
-    /// A row the write names was deleted by a concurrent write (a retryable error: run
-    /// again, the work sees the deletion and answers as it would have after it).
+    /// A row the write names kept being deleted by concurrent writes while it ran.
     #[track_caller]
     fn referenced_resource_deleted() -> Self {
-        Self {
-            retryable: true,
-            ..Self::new(
-                ErrorCode::ReferencedResourceDeleted,
-                "a resource this request refers to was deleted while it ran",
-            )
-        }
+        Self::new(
+            ErrorCode::ReferencedResourceDeleted,
+            "a resource this request refers to was deleted while it ran",
+        )
     }
 
     #[track_caller]
@@ -248,13 +238,10 @@ impl ApiError {
             }
             Taken::Conflict => {
                 tracing::info!(%index, "a unique index no field answers for refused a write");
-                Self {
-                    retryable: true,
-                    ..Self::new(
-                        ErrorCode::AlreadyExists,
-                        "a resource with the same unique values already exists",
-                    )
-                }
+                Self::new(
+                    ErrorCode::AlreadyExists,
+                    "a resource with the same unique values already exists",
+                )
             }
         };
         Self {
@@ -264,11 +251,11 @@ impl ApiError {
     }
 
     /// For a value the server derived rather than the client gave (a slug made from a
-    /// title, a product type created by name): a violation of `index` means a concurrent
-    /// write took the value after it was found free. No field of the request is at fault;
-    /// the work runs again and derives it anew.
+    /// title, a product type created by name): a violation of `index` means concurrent
+    /// writes kept taking the value after it was found free. No field of the request is
+    /// at fault: a write conflict.
     #[track_caller]
-    pub fn retry_if_taken(self, index: UniqueIndex) -> Self {
+    fn retry_if_taken(self, index: UniqueIndex) -> Self {
         if self.violated == Some(index) {
             Self::write_conflict()
         } else {
@@ -417,12 +404,6 @@ impl From<ServiceError> for ApiError {
     }
 }
 
-impl storage::TxError for ApiError {
-    fn is_retryable(&self) -> bool {
-        self.retryable
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::io;
@@ -432,10 +413,17 @@ mod tests {
 
     use super::*;
 
-    fn answer(err: storage::Error) -> (ApiError, Value) {
+    /// Whether the services' transaction runner runs the work again after `err`, and the
+    /// answer once it gives up.
+    fn answer(err: storage::Error) -> (bool, ApiError, Value) {
+        answer_service(ServiceError::from(err))
+    }
+
+    fn answer_service(err: ServiceError) -> (bool, ApiError, Value) {
+        let retried = err.is_retryable();
         let err = ApiError::from(err);
         let body = err.body();
-        (err, body)
+        (retried, err, body)
     }
 
     fn retry_after(err: &ApiError) -> Option<&HeaderValue> {
@@ -451,8 +439,8 @@ mod tests {
             storage::Error::Conflict(sqlx_error()),
             storage::Error::LockOrderChanged,
         ] {
-            let (err, body) = answer(lost);
-            assert!(err.is_retryable());
+            let (retried, err, body) = answer(lost);
+            assert!(retried);
             assert_eq!(err.status(), StatusCode::CONFLICT);
             assert_eq!(body["error"], "write_conflict");
             assert_eq!(body["_class"], json!(["error"]));
@@ -462,10 +450,10 @@ mod tests {
 
     #[test]
     fn a_vanished_reference_is_retried_then_answered_409() {
-        let (err, body) = answer(storage::Error::ForeignKeyViolation {
+        let (retried, err, body) = answer(storage::Error::ForeignKeyViolation {
             target: "collection_products_product_id_fkey".into(),
         });
-        assert!(err.is_retryable());
+        assert!(retried);
         assert_eq!(err.status(), StatusCode::CONFLICT);
         assert_eq!(body["error"], "referenced_resource_deleted");
         assert_eq!(body["status"], 409);
@@ -473,8 +461,8 @@ mod tests {
 
     #[test]
     fn a_busy_database_is_503_with_retry_after_and_not_retried() {
-        let (err, body) = answer(storage::Error::Busy(sqlx_error()));
-        assert!(!err.is_retryable());
+        let (retried, err, body) = answer(storage::Error::Busy(sqlx_error()));
+        assert!(!retried);
         assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(body["error"], "database_busy");
         assert_eq!(retry_after(&err), Some(&HeaderValue::from(1)));
@@ -482,11 +470,11 @@ mod tests {
 
     #[test]
     fn other_storage_failures_stay_internal_and_are_not_retried() {
-        let (err, body) = answer(storage::Error::Corrupt("x".into()));
-        assert!(!err.is_retryable());
+        let (retried, err, body) = answer(storage::Error::Corrupt("x".into()));
+        assert!(!retried);
         assert_eq!(err.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(body["error"], "internal_error");
-        assert!(!ApiError::not_found().is_retryable());
+        assert!(!ServiceError::NotFound.is_retryable());
     }
 
     fn sqlx_error() -> sqlx::Error {
@@ -502,8 +490,8 @@ mod tests {
 
     #[test]
     fn a_unique_violation_is_a_422_on_the_field_the_registry_names() {
-        let (err, body) = answer(violation(Some(UniqueIndex::VariantsSku)));
-        assert!(!err.is_retryable());
+        let (retried, err, body) = answer(violation(Some(UniqueIndex::VariantsSku)));
+        assert!(!retried);
         assert_eq!(err.status(), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(
             body["_embedded"]["errors"],
@@ -513,8 +501,8 @@ mod tests {
 
     #[test]
     fn a_unique_violation_no_field_answers_for_is_retried_then_409() {
-        let (err, body) = answer(violation(Some(UniqueIndex::OrdersCode)));
-        assert!(err.is_retryable());
+        let (retried, err, body) = answer(violation(Some(UniqueIndex::OrdersCode)));
+        assert!(retried);
         assert_eq!(err.status(), StatusCode::CONFLICT);
         assert_eq!(body["error"], "already_exists");
         assert_eq!(body["status"], 409);
@@ -522,24 +510,24 @@ mod tests {
 
     #[test]
     fn a_violation_of_an_undeclared_index_is_internal() {
-        let (err, body) = answer(violation(None));
-        assert!(!err.is_retryable());
+        let (retried, _, body) = answer(violation(None));
+        assert!(!retried);
         assert_eq!(body["error"], "internal_error");
         assert!(!body.to_string().contains("as the database said"));
     }
 
     #[test]
     fn a_derived_value_taken_meanwhile_is_retried_but_only_on_its_index() {
-        let slug = || ApiError::from(violation(Some(UniqueIndex::ProductsSlug)));
-        let retried = slug().retry_if_taken(UniqueIndex::ProductsSlug);
-        assert!(retried.is_retryable());
-        assert_eq!(retried.body()["error"], "write_conflict");
-        let other = slug().retry_if_taken(UniqueIndex::CollectionsSlug);
-        assert!(!other.is_retryable());
+        let slug = || ServiceError::from(violation(Some(UniqueIndex::ProductsSlug)));
+        let (retried, _, body) = answer_service(slug().derived(UniqueIndex::ProductsSlug));
+        assert!(retried);
+        assert_eq!(body["error"], "write_conflict");
+        let (retried, other, _) = answer_service(slug().derived(UniqueIndex::CollectionsSlug));
+        assert!(!retried);
         assert_eq!(other.status(), StatusCode::UNPROCESSABLE_ENTITY);
         assert!(
-            !ApiError::not_found()
-                .retry_if_taken(UniqueIndex::ProductsSlug)
+            !ServiceError::NotFound
+                .derived(UniqueIndex::ProductsSlug)
                 .is_retryable()
         );
     }

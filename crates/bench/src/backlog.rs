@@ -5,7 +5,8 @@
 use anyhow::{Context, Result};
 use domain::{Clock, SystemClock};
 use serde_json::json;
-use storage::events::{self, Actor, NewEvent};
+use storage::events::{Actor, NewEvent};
+use storage::outbox;
 use storage::{Database, StoreOptions, sellers};
 
 /// Events per transaction.
@@ -34,7 +35,7 @@ pub async fn load(database_url: &str, count: usize) -> Result<()> {
                 actor: Actor::default(),
                 item: &item,
             };
-            events::record(&mut tx, &event, SystemClock.now()).await?;
+            outbox::record(&mut tx, &event, SystemClock.now()).await?;
         }
         tx.commit().await?;
         written = (written + BATCH).min(count);

@@ -4,7 +4,8 @@
 use domain::Timestamp;
 use serde_json::Value;
 use storage::Tx;
-use storage::events::{self, Actor, NewEvent};
+use storage::events::{Actor, NewEvent};
+use storage::outbox;
 use storage::shops::Shop;
 
 use crate::{Op, ServiceResult};
@@ -116,7 +117,7 @@ pub async fn record(
         actor,
         item: change.item,
     };
-    events::record(tx, &event, now).await
+    outbox::record(tx, &event, now).await
 }
 
 impl Op<'_> {

@@ -1,6 +1,5 @@
-//! The event outbox. An event is written in the same transaction as the change it reports,
-//! so there is never a change without its event, nor an event for a rolled-back change.
-//! Delivery reads the outbox in `id` (= `sequence`) order.
+//! Events: the rows of the outbox (`outbox::record` writes them), read in `id`
+//! (= `sequence`) order.
 
 use domain::Timestamp;
 
@@ -52,9 +51,9 @@ pub struct Event {
     pub created_on: Timestamp,
 }
 
-/// Records an event inside the caller's transaction, with a delivery for every
-/// subscription that hears of it; returns its sequence number.
-pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result<i64> {
+/// Writes the event's row inside the caller's transaction; returns its sequence number.
+/// (`outbox::record` writes it with its deliveries.)
+pub(crate) async fn insert(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result<i64> {
     let item = event.item.to_string();
     let id = Columns::new()
         .set("topic", event.topic)
@@ -73,7 +72,6 @@ pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result
         .insert_into("events")
         .fetch_id(tx)
         .await?;
-    crate::webhook_deliveries::fan_out(tx, id, event, now).await?;
     Ok(id)
 }
 

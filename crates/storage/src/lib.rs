@@ -30,6 +30,7 @@ pub mod events;
 pub mod idempotency;
 pub mod leases;
 pub mod orders;
+pub mod outbox;
 pub mod price_lists;
 pub mod product_assets;
 pub mod product_types;

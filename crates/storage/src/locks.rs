@@ -189,6 +189,24 @@ pub async fn confirm_manual_collections(
     }
 }
 
+/// Takes subscriptions' rows (level 9) in id order, before any of their deliveries is
+/// changed, as deleting a subscription does.
+pub async fn webhooks(tx: &mut Tx, ids: &[i64]) -> Result<()> {
+    if ids.is_empty() || tx.backend() == Backend::Sqlite {
+        return Ok(());
+    }
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut p = Params::new();
+    let sql = format!(
+        "SELECT id FROM webhooks WHERE id IN ({}) ORDER BY id FOR NO KEY UPDATE",
+        p.bind_all(ids.iter().copied().map(Arg::Int))
+    );
+    let _: Vec<(i64,)> = fetch_all_bound!(Exec::Tx(tx), (i64,), sql, p.args())?;
+    Ok(())
+}
+
 /// `WHERE` condition for an UPDATE of several rows of `table` by id: on PostgreSQL the
 /// rows are locked in id order first (an UPDATE alone locks them in whatever order its
 /// plan visits them, and two such UPDATEs could each wait for the other).

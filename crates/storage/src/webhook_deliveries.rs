@@ -514,7 +514,7 @@ pub async fn skip_beyond_backlog(
         "skipped: more than {keep} deliveries were waiting for the webhook to be reactivated"
     );
     let mut tx = db.begin().await?;
-    crate::webhooks::lock_in_id_order(&mut tx, webhook_ids).await?;
+    crate::locks::webhooks(&mut tx, webhook_ids).await?;
     let mut skipped = 0;
     for &webhook_id in webhook_ids {
         skipped += with_conn!(Exec::Tx(&mut tx), |c| {

@@ -5,19 +5,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Cycles that exist today and are to be removed, each with why it is still there.
-const KNOWN_CYCLES: &[(&str, &str, &str)] = &[(
-    "storage",
-    "webhook_deliveries ↔ webhooks",
-    "a subscription's status change parks or releases its deliveries, and applying attempts' outcomes locks subscriptions: to be split",
-)];
-
 #[test]
 fn no_two_modules_of_a_crate_import_each_other() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();
     for name in [
-        "api", "services", "storage", "oauth", "delivery", "domain", "server",
+        "hal", "domain", "storage", "oauth", "delivery", "services", "api", "server", "bench",
     ] {
         let deps = module_dependencies(&crates.join(name).join("src"));
         for (a, uses) in &deps {
@@ -28,21 +21,9 @@ fn no_two_modules_of_a_crate_import_each_other() {
             }
         }
     }
-    let unexpected: Vec<_> = found
-        .iter()
-        .filter(|(krate, pair)| !KNOWN_CYCLES.iter().any(|(k, p, _)| k == krate && p == pair))
-        .collect();
     assert!(
-        unexpected.is_empty(),
-        "modules that import each other: {unexpected:?}"
-    );
-    let gone: Vec<_> = KNOWN_CYCLES
-        .iter()
-        .filter(|(k, p, _)| !found.iter().any(|(krate, pair)| krate == k && pair == p))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "remove from KNOWN_CYCLES, they are gone: {gone:?}"
+        found.is_empty(),
+        "modules that import each other: {found:?}"
     );
 }
 

@@ -80,7 +80,7 @@ async fn list(
         .iter()
         .map(|a| asset_resource(&state.urls, auth.scopes, &view, a))
         .collect();
-    let path = format!("/products/{product_id}/assets");
+    let path = area::ASSETS.with(&[product_id]);
     Ok(request.respond(&ASSET_LIST, &state, &path, total, items))
 }
 

@@ -4,7 +4,7 @@
 use axum::Router;
 use axum::routing::{self, get};
 
-use super::COLLECTION_LIST;
+use super::{COLLECTION_LIST, MEMBER_LIST};
 use crate::area::{Area, Path, RootLink};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
@@ -63,5 +63,10 @@ impl Urls {
     pub fn collections_of_product(&self, product_id: i64) -> String {
         let preset = [("product_ids", product_id.to_string())];
         self.list_template_with(COLLECTIONS.pattern(), &COLLECTION_LIST, &preset)
+    }
+
+    /// A collection's products, as a list template.
+    pub fn collection_members(&self, id: i64) -> String {
+        self.list_template(&MEMBERS.with(&[id]), &MEMBER_LIST)
     }
 }

@@ -87,7 +87,13 @@ async fn list(
         .iter()
         .map(|c| collection_resource(&state.urls, auth.scopes, c))
         .collect();
-    Ok(request.respond(&COLLECTION_LIST, &state, "/collections", total, items))
+    Ok(request.respond(
+        &COLLECTION_LIST,
+        &state,
+        area::COLLECTIONS.pattern(),
+        total,
+        items,
+    ))
 }
 
 async fn show(
@@ -179,7 +185,7 @@ async fn members(
         .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
         .collect();
     let total = u64::try_from(collection.products_count).unwrap_or(0);
-    let path = format!("/collections/{id}/products");
+    let path = area::MEMBERS.with(&[id]);
     Ok(request.respond(&MEMBER_LIST, &state, &path, total, items))
 }
 

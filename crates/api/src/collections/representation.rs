@@ -9,11 +9,10 @@ use services::collections::Membership;
 use storage::Tenant;
 use storage::collections::Collection;
 
-use super::MEMBER_LIST;
 use crate::catalog::CatalogView;
 use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
-use crate::products::{PRODUCT_LIST, product_resource};
+use crate::products::product_resource;
 use crate::rels;
 
 #[derive(Serialize)]
@@ -57,10 +56,7 @@ pub fn collection_resource(urls: &Urls, viewer: ScopeSet, collection: &Collectio
         .link("self", Link::get(href.clone()))
         .rel_if(write, &rels::COLLECTIONS_UPDATE, || href.clone())
         .rel_if(write, &rels::COLLECTIONS_DELETE, || href.clone())
-        .rel(
-            &rels::COLLECTIONS_PRODUCTS,
-            urls.list_template(&format!("/collections/{id}/products"), &MEMBER_LIST),
-        )
+        .rel(&rels::COLLECTIONS_PRODUCTS, urls.collection_members(id))
         .rel_if(curated, &rels::COLLECTIONS_ADD_PRODUCT, || members.clone())
         .rel_if(curated, &rels::COLLECTIONS_REORDER_PRODUCTS, || {
             members.clone()
@@ -70,11 +66,7 @@ pub fn collection_resource(urls: &Urls, viewer: ScopeSet, collection: &Collectio
         })
         .rel(
             &rels::PRODUCTS_PRODUCTS,
-            urls.list_template_with(
-                "/products",
-                &PRODUCT_LIST,
-                &[("collections", id.to_string())],
-            ),
+            urls.products_where("collections", id),
         )
 }
 

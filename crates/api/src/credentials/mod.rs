@@ -94,7 +94,7 @@ async fn list_tokens(
         .iter()
         .map(|t| token_resource(&state.urls, &auth, t, now, None))
         .collect();
-    Ok(request.respond(&TOKEN_LIST, &state, "/personal_access_tokens", total, items))
+    Ok(request.respond(&TOKEN_LIST, &state, area::TOKENS.pattern(), total, items))
 }
 
 async fn show_token(
@@ -144,9 +144,7 @@ async fn create_token(
         Some(&created.token),
     )
     .into_value(state.urls.curies());
-    let location = state
-        .urls
-        .api(&format!("/personal_access_tokens/{}", created.record.id));
+    let location = state.urls.at(area::TOKEN, &[created.record.id]);
     Ok(Hal::created(doc, location, created.record.created_on))
 }
 
@@ -186,7 +184,7 @@ async fn list_apps(
         .iter()
         .map(|a| app_resource(&state.urls, a, None))
         .collect();
-    Ok(request.respond(&APP_LIST, &state, "/apps", total, items))
+    Ok(request.respond(&APP_LIST, &state, area::APPS.pattern(), total, items))
 }
 
 async fn show_app(
@@ -268,7 +266,7 @@ async fn register_app(
                 registered.client_secret.as_deref(),
             )
             .into_value(state.urls.curies());
-            let location = state.urls.api(&format!("/apps/{}", registered.app.id));
+            let location = state.urls.at(area::APP, &[registered.app.id]);
             Ok(Hal::created(doc, location, registered.app.updated_on))
         }
         UserRegistration::Invalid(errors) => Err(errors.into()),

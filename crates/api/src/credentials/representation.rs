@@ -8,6 +8,7 @@ use serde::Serialize;
 use storage::apps::App;
 use storage::tokens::AccessToken;
 
+use super::area::{APP, TOKEN};
 use crate::kernel::urls::Urls;
 use crate::rels;
 
@@ -50,7 +51,7 @@ pub fn token_resource(
         revoked_on: token.revoked_on,
         token: raw,
     };
-    let href = urls.api(&format!("/personal_access_tokens/{}", token.id));
+    let href = urls.at(TOKEN, &[token.id]);
     Resource::new(["personal_access_token"])
         .with_properties(&fields)
         .link("self", Link::get(href.clone()))
@@ -91,5 +92,5 @@ pub fn app_resource(urls: &Urls, app: &App, secret: Option<&str>) -> Resource {
     };
     Resource::new(["app"])
         .with_properties(&fields)
-        .link("self", Link::get(urls.api(&format!("/apps/{}", app.id))))
+        .link("self", Link::get(urls.at(APP, &[app.id])))
 }

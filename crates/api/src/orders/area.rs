@@ -78,4 +78,10 @@ impl Urls {
     pub fn shop_orders(&self, shop_id: i64) -> String {
         self.at(SHOP_ORDERS, &[shop_id])
     }
+
+    /// A shop's orders, as a list template.
+    pub fn orders_of_shop(&self, shop_id: i64) -> String {
+        let preset = [("shop_ids", shop_id.to_string())];
+        self.list_template_with(ORDERS.pattern(), &ORDER_LIST, &preset)
+    }
 }

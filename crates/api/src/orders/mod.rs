@@ -73,7 +73,7 @@ async fn list(
             order_resource(&state.urls, auth.scopes, order, own)
         })
         .collect();
-    Ok(request.respond(&ORDER_LIST, &state, "/orders", total, items))
+    Ok(request.respond(&ORDER_LIST, &state, area::ORDERS.pattern(), total, items))
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code

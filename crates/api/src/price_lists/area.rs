@@ -4,7 +4,7 @@
 use axum::Router;
 use axum::routing::get;
 
-use super::{PRICE_LIST_LIST, items, prices};
+use super::{ITEM_LIST, PRICE_LIST_LIST, items, prices};
 use crate::area::{Area, Path, RootLink};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
@@ -54,5 +54,10 @@ fn routes(_: &ApiConfig) -> Router<AppState> {
 impl Urls {
     pub fn price_list(&self, id: i64) -> String {
         self.at(PRICE_LIST, &[id])
+    }
+
+    /// A price list's items, as a list template.
+    pub fn price_list_items(&self, list_id: i64) -> String {
+        self.list_template(&ITEMS.with(&[list_id]), &ITEM_LIST)
     }
 }

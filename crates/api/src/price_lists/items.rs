@@ -47,7 +47,7 @@ pub async fn list(
         .iter()
         .map(|i| item_resource(&state.urls, auth.scopes, &list, i))
         .collect();
-    let path = format!("/price_lists/{id}/items");
+    let path = super::area::ITEMS.with(&[id]);
     Ok(request.respond(&ITEM_LIST, &state, &path, total, items))
 }
 

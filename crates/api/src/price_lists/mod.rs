@@ -86,7 +86,13 @@ async fn list(
         .iter()
         .map(|l| price_list_resource(&state.urls, auth.scopes, l))
         .collect();
-    Ok(request.respond(&PRICE_LIST_LIST, &state, "/price_lists", total, items))
+    Ok(request.respond(
+        &PRICE_LIST_LIST,
+        &state,
+        area::PRICE_LISTS.pattern(),
+        total,
+        items,
+    ))
 }
 
 async fn show(

@@ -7,7 +7,6 @@ use serde::Serialize;
 use serde_json::Value;
 use storage::price_lists::{PriceList, PriceListItem};
 
-use super::ITEM_LIST;
 use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
@@ -64,10 +63,7 @@ pub fn price_list_resource(urls: &Urls, viewer: ScopeSet, list: &PriceList) -> R
         .link("self", Link::get(href.clone()))
         .rel_if(write, &rels::PRICE_LISTS_UPDATE, || href.clone())
         .rel_if(write, &rels::PRICE_LISTS_DELETE, || href.clone())
-        .rel(
-            &rels::PRICE_LISTS_ITEMS,
-            urls.list_template(&format!("/price_lists/{}/items", list.id), &ITEM_LIST),
-        )
+        .rel(&rels::PRICE_LISTS_ITEMS, urls.price_list_items(list.id))
         .rel_if(write, &rels::PRICE_LISTS_UPSERT_ITEMS, || items.clone())
         .rel_if(write, &rels::PRICE_LISTS_DELETE_ITEM, || {
             format!("{items}/{{item_id}}")

@@ -71,7 +71,13 @@ async fn list(
         .iter()
         .map(|t| product_type_resource(&state.urls, auth.scopes, t))
         .collect();
-    Ok(request.respond(&PRODUCT_TYPE_LIST, &state, "/product_types", total, items))
+    Ok(request.respond(
+        &PRODUCT_TYPE_LIST,
+        &state,
+        area::PRODUCT_TYPES.pattern(),
+        total,
+        items,
+    ))
 }
 
 async fn show(

@@ -9,7 +9,6 @@ use storage::product_types::ProductType;
 
 use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
-use crate::products::PRODUCT_LIST;
 use crate::rels;
 
 #[derive(Serialize)]
@@ -50,11 +49,7 @@ pub fn product_type_resource(
         )
         .rel(
             &rels::PRODUCT_TYPES_PRODUCTS,
-            urls.list_template_with(
-                "/products",
-                &PRODUCT_LIST,
-                &[("type_ids", product_type.id.to_string())],
-            ),
+            urls.products_where("type_ids", product_type.id),
         )
 }
 

@@ -48,4 +48,14 @@ impl Urls {
     pub fn product(&self, id: i64) -> String {
         self.at(PRODUCT, &[id])
     }
+
+    /// The products list with `filter` (`shop_ids`, `type_ids`, `collections`) preset to
+    /// `id`, as a template declaring the other parameters.
+    pub fn products_where(&self, filter: &str, id: i64) -> String {
+        self.list_template_with(
+            PRODUCTS.pattern(),
+            &PRODUCT_LIST,
+            &[(filter, id.to_string())],
+        )
+    }
 }

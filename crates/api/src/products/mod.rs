@@ -78,7 +78,13 @@ async fn list(
         .iter()
         .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
         .collect();
-    Ok(request.respond(&PRODUCT_LIST, &state, "/products", total, items))
+    Ok(request.respond(
+        &PRODUCT_LIST,
+        &state,
+        area::PRODUCTS.pattern(),
+        total,
+        items,
+    ))
 }
 
 /// The list's filters; shops named by id or subdomain are looked up (one query).

@@ -70,7 +70,7 @@ async fn list(
             seller_resource(&state.urls, &auth, seller, Some(own))
         })
         .collect();
-    Ok(request.respond(&SELLER_LIST, &state, "/sellers", total, items))
+    Ok(request.respond(&SELLER_LIST, &state, area::SELLERS.pattern(), total, items))
 }
 
 async fn show(

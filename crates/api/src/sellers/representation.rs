@@ -47,7 +47,7 @@ pub fn seller_resource<'a>(
         .with_properties(&fields)
         .link("self", Link::get(urls.seller(seller.id)))
         .rel_if(can_read_shops, &rels::SELLERS_SHOPS, || {
-            format!("{}?seller_ids={}", urls.api("/shops"), seller.id)
+            urls.shops_of_seller(seller.id)
         })
         .rel_if(
             principal.has(Scope::ShopsWrite),

@@ -51,4 +51,9 @@ impl Urls {
     pub fn seller_shops(&self, id: i64) -> String {
         self.at(SELLER_SHOPS, &[id])
     }
+
+    /// A seller's shops.
+    pub fn shops_of_seller(&self, seller_id: i64) -> String {
+        format!("{}?seller_ids={seller_id}", self.at(SHOPS, &[]))
+    }
 }

@@ -82,7 +82,7 @@ async fn list(
         .iter()
         .map(|shop| shop_resource(&state.urls, auth.scopes, shop))
         .collect();
-    Ok(request.respond(&SHOP_LIST, &state, "/shops", total, items))
+    Ok(request.respond(&SHOP_LIST, &state, area::SHOPS.pattern(), total, items))
 }
 
 async fn show(

@@ -9,10 +9,7 @@ use storage::shops::Shop;
 
 use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
-use crate::orders::ORDER_LIST;
-use crate::products::PRODUCT_LIST;
 use crate::rels;
-use crate::webhooks::SUBSCRIPTION_LIST;
 
 #[derive(Serialize)]
 struct ShopFields<'a> {
@@ -62,39 +59,22 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
         .rel_if(
             viewer.contains(Scope::HubRead),
             &rels::WEBHOOKS_SUBSCRIPTIONS,
-            || {
-                urls.list_template(
-                    &format!("/hub/{}/subscriptions", shop.id),
-                    &SUBSCRIPTION_LIST,
-                )
-            },
+            || urls.shop_subscriptions_template(shop.id),
         )
         .rel_if(
             viewer.contains(Scope::HubWrite),
             &rels::WEBHOOKS_CREATE_SUBSCRIPTION,
-            || urls.api(&format!("/hub/{}/subscriptions", shop.id)),
+            || urls.shop_subscriptions(shop.id),
         )
         .rel_if(
             viewer.contains(Scope::ProductsRead),
             &rels::PRODUCTS_PRODUCTS,
-            || {
-                urls.list_template_with(
-                    "/products",
-                    &PRODUCT_LIST,
-                    &[("shop_ids", shop.id.to_string())],
-                )
-            },
+            || urls.products_where("shop_ids", shop.id),
         )
         .rel_if(
             viewer.contains(Scope::OrdersRead),
             &rels::ORDERS_ORDERS,
-            || {
-                urls.list_template_with(
-                    "/orders",
-                    &ORDER_LIST,
-                    &[("shop_ids", shop.id.to_string())],
-                )
-            },
+            || urls.orders_of_shop(shop.id),
         )
         .rel_if(
             viewer.contains(Scope::OrdersWrite),

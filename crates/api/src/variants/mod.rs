@@ -59,7 +59,7 @@ async fn list(
         .iter()
         .map(|v| variant_resource(&state.urls, auth.scopes, &view, v))
         .collect();
-    let path = format!("/products/{product_id}/variants");
+    let path = area::VARIANTS.with(&[product_id]);
     Ok(request.respond(&VARIANT_LIST, &state, &path, total, items))
 }
 

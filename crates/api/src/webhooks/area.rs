@@ -4,7 +4,7 @@ use axum::Router;
 use axum::routing::{get, post, put};
 use domain::Scope;
 
-use super::WEBHOOK_LIST;
+use super::{SUBSCRIPTION_LIST, WEBHOOK_LIST};
 use crate::area::{Access, Area, Path, RootLink};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
@@ -87,5 +87,15 @@ impl Urls {
 
     pub fn subscription(&self, shop_id: i64, id: i64) -> String {
         self.at(HUB_SUBSCRIPTION, &[shop_id, id])
+    }
+
+    /// A shop's subscriptions in the hub (where one is created).
+    pub fn shop_subscriptions(&self, shop_id: i64) -> String {
+        self.at(HUB_SUBSCRIPTIONS, &[shop_id])
+    }
+
+    /// A shop's subscriptions, as a list template.
+    pub fn shop_subscriptions_template(&self, shop_id: i64) -> String {
+        self.list_template(&HUB_SUBSCRIPTIONS.with(&[shop_id]), &SUBSCRIPTION_LIST)
     }
 }

@@ -96,7 +96,7 @@ async fn hub_list(
         .iter()
         .map(|w| subscription_resource(&state.urls, auth.scopes, w, None))
         .collect();
-    let path = format!("/hub/{}/subscriptions", shop.id);
+    let path = area::HUB_SUBSCRIPTIONS.with(&[shop.id]);
     Ok(request.respond(&SUBSCRIPTION_LIST, &state, &path, total, items))
 }
 
@@ -180,7 +180,13 @@ async fn list(
         .iter()
         .map(|w| webhook_resource(&state.urls, auth.scopes, w, None))
         .collect();
-    Ok(request.respond(&WEBHOOK_LIST, &state, "/webhooks", total, items))
+    Ok(request.respond(
+        &WEBHOOK_LIST,
+        &state,
+        area::WEBHOOKS.pattern(),
+        total,
+        items,
+    ))
 }
 
 fn statuses(params: &QueryParams, errors: &mut FieldErrors) -> Option<Vec<SubscriptionStatus>> {
@@ -343,10 +349,12 @@ async fn topics(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
     let doc = Resource::new(["topics"])
         .property("topics", topic::TOPICS.to_vec())
-        .link("self", Link::get(state.urls.api("/webhooks/topics")))
+        .link("self", Link::get(state.urls.at(area::TOPICS, &[])))
         .rel(
             &crate::rels::WEBHOOKS_WEBHOOKS,
-            state.urls.list_template("/webhooks", &WEBHOOK_LIST),
+            state
+                .urls
+                .list_template(area::WEBHOOKS.pattern(), &WEBHOOK_LIST),
         )
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, Timestamp::from_secs(0)))
@@ -418,7 +426,7 @@ async fn deliveries(
             delivery_resource(&state.urls, auth.scopes, d, attempts)
         })
         .collect();
-    let path = format!("/webhooks/{id}/deliveries");
+    let path = area::DELIVERIES.with(&[id]);
     Ok(request.respond(&DELIVERY_LIST, &state, &path, total, items))
 }
 

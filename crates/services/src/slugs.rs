@@ -1,9 +1,19 @@
 //! Slugs unique per seller, for products and collections.
 
-use domain::catalog::product::SLUG_MAX;
+use domain::catalog::product::{SLUG_MAX, slugify};
 use storage::{Tx, UniqueIndex, slugs};
 
 use crate::{ServiceError, ServiceResult};
+
+/// The slug of a title, or `product` (for products and collections alike) for a title without letters or digits.
+pub fn derived_slug(title: &str) -> String {
+    let slug = slugify(title);
+    if slug.is_empty() {
+        "product".to_owned()
+    } else {
+        slug
+    }
+}
 
 /// The slug to store: a given one as it is (a taken one fails on the unique index and
 /// is reported), a derived one made free with a number (`-2` to `-10`), or with a random

@@ -6,7 +6,7 @@ use domain::{FieldErrors, Patch, limits, validation};
 use serde::Deserialize;
 use storage::collections::CollectionData;
 
-use crate::products::input::derived_slug;
+use crate::slugs::derived_slug;
 
 const TITLE_MAX: usize = 255;
 const DESCRIPTION_MAX: usize = 65_536;

@@ -3,7 +3,7 @@
 //! operations).
 
 use domain::catalog::attributes;
-use domain::catalog::product::{ProductStatus, amount, normalize_tags, slugify, validate_slug};
+use domain::catalog::product::{ProductStatus, amount, normalize_tags, validate_slug};
 use domain::validation;
 use domain::{FieldErrors, Patch};
 use serde::Deserialize;
@@ -13,6 +13,7 @@ use storage::variants::VariantData;
 
 use crate::catalog::{VARIANTS_MAX, lowest_price};
 use crate::product_types::input::TypeChoice;
+use crate::slugs::derived_slug;
 use crate::variants::input::{Defaults, NewVariant};
 
 const TITLE_MAX: usize = 255;
@@ -329,16 +330,6 @@ impl ProductChanges {
             variants: Vec::new(),
             price,
         }
-    }
-}
-
-/// The slug of a title, or `product` for a title without letters or digits.
-pub fn derived_slug(title: &str) -> String {
-    let slug = slugify(title);
-    if slug.is_empty() {
-        "product".to_owned()
-    } else {
-        slug
     }
 }
 

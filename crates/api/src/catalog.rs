@@ -45,6 +45,13 @@ impl CatalogView {
         Ok(CatalogView::Public { shops, subdomains })
     }
 
+    /// A product this view shows; 404 when it shows none with that id.
+    pub async fn product(&self, state: &AppState, id: i64) -> ApiResult<products::Product> {
+        products::find(&state.db, &self.scope(), id)
+            .await?
+            .ok_or_else(ApiError::not_found)
+    }
+
     pub fn scope(&self) -> CatalogScope {
         match self {
             CatalogView::Admin(tenant) => CatalogScope::Tenant(*tenant),

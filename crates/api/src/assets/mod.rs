@@ -18,14 +18,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use base64::Engine;
 use domain::text::TextKind;
-use domain::{FieldErrors, Scope, limits};
+use domain::{Scope, limits};
 use imagesize::ImageType;
 use serde::Deserialize;
 use serde_json::Value;
 use services::Actor;
 use services::assets::{self as operations, NewImage};
 use storage::product_assets::{self, Asset};
-use storage::products;
 use storage::sql::Direction;
 
 use crate::catalog::CatalogView;
@@ -34,7 +33,7 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::{Hal, http_date};
 use crate::kernel::input::{NestedIds, ResourceId, parse};
-use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
@@ -63,25 +62,15 @@ async fn list(
     ResourceId(product_id): ResourceId,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &ASSET_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
+    let (request, errors) = ASSET_LIST.begin(query.as_deref());
     let view = CatalogView::resolve(&state, &auth, &request.params).await?;
     errors.into_result()?;
-    products::find(&state.db, &view.scope(), product_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let (rows, total) =
-        product_assets::list(&state.db, product_id, request.sort, request.window()).await?;
-    let items = rows
-        .iter()
-        .map(|a| asset_resource(&state.urls, auth.scopes, &view, a))
-        .collect();
+    view.product(&state, product_id).await?;
+    let page = product_assets::list(&state.db, product_id, request.sort, request.window()).await?;
     let path = area::ASSETS.with(&[product_id]);
-    Ok(request.respond(&ASSET_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, page, |a| {
+        asset_resource(&state.urls, auth.scopes, &view, a)
+    }))
 }
 
 async fn show(
@@ -91,9 +80,7 @@ async fn show(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
-    products::find(&state.db, &view.scope(), product_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    view.product(&state, product_id).await?;
     let asset = product_assets::find(&state.db, product_id, id)
         .await?
         .ok_or_else(ApiError::not_found)?;

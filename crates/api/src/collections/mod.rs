@@ -7,8 +7,8 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
+use domain::Scope;
 use domain::catalog::collection::CollectionKind;
-use domain::{FieldErrors, Scope};
 use serde_json::Value;
 use services::collections::input::{CollectionChanges, NewCollection, NewMember, Reorder};
 use services::collections::{self as operations, Membership};
@@ -20,11 +20,10 @@ use storage::sql::Direction;
 use crate::catalog::CatalogView;
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 use crate::products::product_resource;
 
@@ -62,38 +61,25 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &COLLECTION_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let filter = CollectionFilter {
-        seller_ids: params.id_list("seller_ids", &mut errors),
-        kind: params.parsed::<CollectionKind>("kind", &mut errors),
-        product_ids: params.id_list("product_ids", &mut errors),
-        q: params.get("q").map(str::to_owned),
-        created_on: params.time_range("created_on", &mut errors),
-        updated_on: params.time_range("updated_on", &mut errors),
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+    let (request, filter) =
+        COLLECTION_LIST.read(query.as_deref(), |params, errors| CollectionFilter {
+            seller_ids: params.id_list("seller_ids", errors),
+            kind: params.parsed::<CollectionKind>("kind", errors),
+            product_ids: params.id_list("product_ids", errors),
+            q: params.get("q").map(str::to_owned),
+            created_on: params.time_range("created_on", errors),
+            updated_on: params.time_range("updated_on", errors),
+        })?;
+    let page = auth
         .tenant_page(|tenant| {
             collections::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|c| collection_resource(&state.urls, auth.scopes, c))
-        .collect();
-    Ok(request.respond(
-        &COLLECTION_LIST,
-        &state,
-        area::COLLECTIONS.pattern(),
-        total,
-        items,
-    ))
+    Ok(
+        request.respond(&state, area::COLLECTIONS.pattern(), page, |c| {
+            collection_resource(&state.urls, auth.scopes, c)
+        }),
+    )
 }
 
 async fn show(
@@ -102,9 +88,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let collection = collections::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let collection = auth
+        .find(|tenant| collections::find(&state.db, tenant, id))
+        .await?;
     Ok(Hal::ok(
         document(&state, &auth, &collection),
         collection.updated_on,
@@ -166,27 +152,19 @@ async fn members(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
     let tenant = auth.own_tenant()?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &MEMBER_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    errors.into_result()?;
-    let collection = collections::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let (request, ()) = MEMBER_LIST.read(query.as_deref(), |_, _| ())?;
+    let collection = auth
+        .find(|tenant| collections::find(&state.db, tenant, id))
+        .await?;
     let rows = products::list_in_collection(&state.db, id, collection.sort_order, request.window())
         .await?;
     let related = Related::load(&state.db, &rows).await?;
     let view = CatalogView::Admin(tenant);
-    let items = rows
-        .iter()
-        .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
-        .collect();
     let total = u64::try_from(collection.products_count).unwrap_or(0);
     let path = area::MEMBERS.with(&[id]);
-    Ok(request.respond(&MEMBER_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, (rows, total), |p| {
+        product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id))
+    }))
 }
 
 async fn add_product(

@@ -25,7 +25,6 @@ use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
 use representation::{app_resource, token_resource};
@@ -62,7 +61,7 @@ async fn user_of(state: &AppState, auth: &Auth, needed: Scope) -> ApiResult<User
 }
 
 /// One page of an in-memory list, newest first (these lists are a user's own, and short).
-fn page_of<T>(request: &ListRequest, items: Vec<T>) -> (u64, Vec<T>) {
+fn page_of<T>(request: &ListRequest, items: Vec<T>) -> (Vec<T>, u64) {
     let total = items.len() as u64;
     let window = request.window();
     let offset = usize::try_from(window.offset).unwrap_or(usize::MAX);
@@ -71,7 +70,7 @@ fn page_of<T>(request: &ListRequest, items: Vec<T>) -> (u64, Vec<T>) {
     if request.sort.direction == Direction::Asc {
         items.reverse();
     }
-    (total, items.into_iter().skip(offset).take(limit).collect())
+    (items.into_iter().skip(offset).take(limit).collect(), total)
 }
 
 async fn list_tokens(
@@ -80,21 +79,15 @@ async fn list_tokens(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &TOKEN_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    errors.into_result()?;
+    let (request, ()) = TOKEN_LIST.read(query.as_deref(), |_, _| ())?;
     let tokens = state.auth.personal_tokens(user.id).await?;
     let now = state.clock.now();
-    let (total, tokens) = page_of(&request, tokens);
-    let items = tokens
-        .iter()
-        .map(|t| token_resource(&state.urls, &auth, t, now, None))
-        .collect();
-    Ok(request.respond(&TOKEN_LIST, &state, area::TOKENS.pattern(), total, items))
+    Ok(request.respond(
+        &state,
+        area::TOKENS.pattern(),
+        page_of(&request, tokens),
+        |t| token_resource(&state.urls, &auth, t, now, None),
+    ))
 }
 
 async fn show_token(
@@ -175,16 +168,13 @@ async fn list_apps(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let user = user_of(&state, &auth, Scope::CredentialsRead).await?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(&APP_LIST, QueryParams::parse(query.as_deref()), &mut errors);
-    errors.into_result()?;
+    let (request, ()) = APP_LIST.read(query.as_deref(), |_, _| ())?;
     let apps = storage::apps::of_account(&state.db, user.account_id).await?;
-    let (total, apps) = page_of(&request, apps);
-    let items = apps
-        .iter()
-        .map(|a| app_resource(&state.urls, a, None))
-        .collect();
-    Ok(request.respond(&APP_LIST, &state, area::APPS.pattern(), total, items))
+    Ok(
+        request.respond(&state, area::APPS.pattern(), page_of(&request, apps), |a| {
+            app_resource(&state.urls, a, None)
+        }),
+    )
 }
 
 async fn show_app(

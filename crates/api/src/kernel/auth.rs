@@ -108,6 +108,17 @@ impl Auth {
         })
     }
 
+    /// One of the principal's own account's resources, looked up by `fetch` within that
+    /// account: 404 when the token is bound to no account or the resource is not there.
+    pub async fn find<T, F>(&self, fetch: impl FnOnce(storage::Tenant) -> F) -> Result<T, ApiError>
+    where
+        F: std::future::Future<Output = storage::Result<Option<T>>>,
+    {
+        fetch(self.own_tenant()?)
+            .await?
+            .ok_or_else(ApiError::not_found)
+    }
+
     /// A page of a tenant's list; a token bound to no account has an empty one.
     pub async fn tenant_page<T, F>(
         &self,

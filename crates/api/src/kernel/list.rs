@@ -6,6 +6,7 @@ use domain::limits::IntRange;
 use hal::{ListPage, Resource, list_resource};
 use storage::sql::{Direction, Sort, Window};
 
+use super::error::ApiResult;
 use super::hal_response::Hal;
 use super::query::QueryParams;
 use crate::kernel::state::AppState;
@@ -31,6 +32,27 @@ pub struct ListSpec {
 }
 
 impl ListSpec {
+    /// Reads a request to this list whole: paging, sorting, and the filter `filter` reads
+    /// from the parameters. Every problem is answered at once, as one 422.
+    pub fn read<F>(
+        &'static self,
+        query: Option<&str>,
+        filter: impl FnOnce(&QueryParams, &mut FieldErrors) -> F,
+    ) -> ApiResult<(ListRequest, F)> {
+        let (request, mut errors) = self.begin(query);
+        let filter = filter(&request.params, &mut errors);
+        errors.into_result()?;
+        Ok((request, filter))
+    }
+
+    /// The first step of [`ListSpec::read`], for a list whose filter needs a lookup before
+    /// it is complete: the caller reports `errors` once its filter is read.
+    pub fn begin(&'static self, query: Option<&str>) -> (ListRequest, FieldErrors) {
+        let mut errors = FieldErrors::new();
+        let request = ListRequest::parse(self, QueryParams::parse(query), &mut errors);
+        (request, errors)
+    }
+
     /// Every parameter a client may send, for the templated link.
     pub fn template_params(&self) -> Vec<&'static str> {
         let mut params = self.filters.to_vec();
@@ -42,6 +64,7 @@ impl ListSpec {
 /// The paging and sorting of one list request, plus its raw parameters for filters.
 #[derive(Debug)]
 pub struct ListRequest {
+    spec: &'static ListSpec,
     pub page: u64,
     pub per_page: u64,
     pub sort: Sort,
@@ -52,7 +75,7 @@ pub struct ListRequest {
 
 impl ListRequest {
     /// Reads `page`, `per_page` and `sort`, recording problems in `errors`.
-    pub fn parse(spec: &ListSpec, params: QueryParams, errors: &mut FieldErrors) -> Self {
+    fn parse(spec: &'static ListSpec, params: QueryParams, errors: &mut FieldErrors) -> Self {
         let page = params
             .bounded("page", PAGE, errors)
             .map_or(1, i64::unsigned_abs);
@@ -79,6 +102,7 @@ impl ListRequest {
         }
         let per_page_given = params.get("per_page").is_some();
         Self {
+            spec,
             page,
             per_page,
             sort,
@@ -96,32 +120,27 @@ impl ListRequest {
         }
     }
 
-    /// The list as a response. Its `Last-Modified` is now: membership can change without
-    /// any listed item changing, so only the ETag (a digest of the page) tells a client
-    /// that the page is unchanged.
-    pub fn respond(
+    /// A page of `rows` out of `total` as the response, each row rendered by `render`.
+    /// Its `Last-Modified` is now: membership can change without any listed item changing,
+    /// so only the ETag (a digest of the page) tells a client that the page is unchanged.
+    pub fn respond<T>(
         &self,
-        spec: &ListSpec,
         state: &AppState,
         path: &str,
-        total: u64,
-        items: Vec<Resource>,
+        (rows, total): (Vec<T>, u64),
+        render: impl FnMut(&T) -> Resource,
     ) -> Hal {
+        let items = rows.iter().map(render).collect();
         let doc = self
-            .envelope(spec, &state.urls.api(path), total, items)
+            .envelope(&state.urls.api(path), total, items)
             .into_value(state.urls.curies());
         Hal::ok(doc, state.clock.now())
     }
 
     /// The list resource with `self`/`first`/`last`/`prev`/`next` links that keep the
     /// request's filters.
-    pub fn envelope(
-        &self,
-        spec: &ListSpec,
-        href: &str,
-        total: u64,
-        items: Vec<Resource>,
-    ) -> Resource {
+    fn envelope(&self, href: &str, total: u64, items: Vec<Resource>) -> Resource {
+        let spec = self.spec;
         let kept: Vec<(String, String)> = spec
             .filters
             .iter()
@@ -191,9 +210,7 @@ mod tests {
     };
 
     fn parse(query: &str) -> (ListRequest, FieldErrors) {
-        let mut errors = FieldErrors::new();
-        let req = ListRequest::parse(&SPEC, QueryParams::parse(Some(query)), &mut errors);
-        (req, errors)
+        SPEC.begin(Some(query))
     }
 
     #[test]
@@ -238,7 +255,7 @@ mod tests {
         let (req, _) =
             parse("q=a%20b&ids=1&ids=2&created_on_gte=2026-01-01&junk=1&per_page=2&page=2");
         let doc = req
-            .envelope(&SPEC, "https://x/v2/things", 5, Vec::new())
+            .envelope("https://x/v2/things", 5, Vec::new())
             .into_value(&hal::Curies::new("/d"));
         assert_eq!(
             doc["_links"]["next"]["href"],

@@ -182,6 +182,27 @@ impl QueryParams {
         }
     }
 
+    /// Every value of `name` (as [`QueryParams::list`] reads them) parsed as `T`; each
+    /// value that is not one is reported on `name`.
+    pub fn parsed_list<T: std::str::FromStr>(
+        &self,
+        name: &str,
+        errors: &mut FieldErrors,
+    ) -> Option<Vec<T>>
+    where
+        T::Err: std::fmt::Display,
+    {
+        let values = self.list(name)?;
+        let mut parsed = Vec::with_capacity(values.len());
+        for value in values {
+            match value.parse() {
+                Ok(v) => parsed.push(v),
+                Err(e) => errors.add(name, format!("`{value}`: {e}")),
+            }
+        }
+        Some(parsed)
+    }
+
     pub fn pairs(&self) -> &[(String, String)] {
         &self.0
     }

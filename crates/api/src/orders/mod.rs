@@ -18,10 +18,10 @@ use services::orders::{self as operations, FullOrder};
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
@@ -51,29 +51,24 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &ORDER_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let filter = filter(&request.params, &mut errors);
-    errors.into_result()?;
-    let (rows, total) = auth
+    let (request, filter) = ORDER_LIST.read(query.as_deref(), filter)?;
+    let page = auth
         .tenant_page(|tenant| {
             orders::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let ids: Vec<i64> = rows.iter().map(|o| o.id).collect();
+    let ids: Vec<i64> = page.0.iter().map(|o| o.id).collect();
     let lines = orders::lines_of(&state.db, &ids).await?;
-    let items = rows
-        .iter()
-        .map(|order| {
-            let own = lines_of_order(&lines, order.id);
-            order_resource(&state.urls, auth.scopes, order, own)
-        })
-        .collect();
-    Ok(request.respond(&ORDER_LIST, &state, area::ORDERS.pattern(), total, items))
+    Ok(
+        request.respond(&state, area::ORDERS.pattern(), page, |order| {
+            order_resource(
+                &state.urls,
+                auth.scopes,
+                order,
+                lines_of_order(&lines, order.id),
+            )
+        }),
+    )
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code
@@ -116,10 +111,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersRead)?;
-    let tenant = auth.own_tenant()?;
-    let order = orders::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let order = auth
+        .find(|tenant| orders::find(&state.db, tenant, id))
+        .await?;
     let lines = orders::lines_of(&state.db, &[id]).await?;
     let doc =
         order_resource(&state.urls, auth.scopes, &order, &lines).into_value(state.urls.curies());

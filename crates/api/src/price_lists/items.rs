@@ -3,7 +3,7 @@
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use domain::{FieldErrors, Scope};
+use domain::Scope;
 use services::price_lists::input::ItemBatch;
 use services::price_lists::{self as operations};
 use storage::price_lists::{self, ItemFilter};
@@ -15,8 +15,6 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
-use crate::kernel::list::ListRequest;
-use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
 pub async fn list(
@@ -26,29 +24,19 @@ pub async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let tenant = auth.own_tenant()?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &ITEM_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let filter = ItemFilter {
-        variant_ids: request.params.id_list("variant_ids", &mut errors),
-        product_ids: request.params.id_list("product_ids", &mut errors),
-    };
-    errors.into_result()?;
-    let list = price_lists::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let (rows, total) =
+    let (request, filter) = ITEM_LIST.read(query.as_deref(), |params, errors| ItemFilter {
+        variant_ids: params.id_list("variant_ids", errors),
+        product_ids: params.id_list("product_ids", errors),
+    })?;
+    let list = auth
+        .find(|tenant| price_lists::find(&state.db, tenant, id))
+        .await?;
+    let page =
         price_lists::list_items(&state.db, id, &filter, request.sort, request.window()).await?;
-    let items = rows
-        .iter()
-        .map(|i| item_resource(&state.urls, auth.scopes, &list, i))
-        .collect();
     let path = super::area::ITEMS.with(&[id]);
-    Ok(request.respond(&ITEM_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, page, |i| {
+        item_resource(&state.urls, auth.scopes, &list, i)
+    }))
 }
 
 pub async fn show(
@@ -57,9 +45,9 @@ pub async fn show(
     NestedIds(id, item_id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let list = price_lists::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let list = auth
+        .find(|tenant| price_lists::find(&state.db, tenant, id))
+        .await?;
     let item = price_lists::find_item(&state.db, id, item_id)
         .await?
         .ok_or_else(ApiError::not_found)?;

@@ -10,8 +10,8 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
+use domain::Scope;
 use domain::catalog::pricing::{PriceListKind, PriceListStatus};
-use domain::{FieldErrors, Scope};
 use serde_json::Value;
 use services::price_lists::input::{NewPriceList, PriceListChanges};
 use services::price_lists::{self as operations};
@@ -20,11 +20,10 @@ use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
 pub use representation::price_list_resource;
@@ -61,38 +60,25 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &PRICE_LIST_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let filter = PriceListFilter {
-        seller_ids: params.id_list("seller_ids", &mut errors),
-        q: params.get("q").map(str::to_owned),
-        status: params.parsed::<PriceListStatus>("status", &mut errors),
-        kind: params.parsed::<PriceListKind>("kind", &mut errors),
-        created_on: params.time_range("created_on", &mut errors),
-        updated_on: params.time_range("updated_on", &mut errors),
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+    let (request, filter) =
+        PRICE_LIST_LIST.read(query.as_deref(), |params, errors| PriceListFilter {
+            seller_ids: params.id_list("seller_ids", errors),
+            q: params.get("q").map(str::to_owned),
+            status: params.parsed::<PriceListStatus>("status", errors),
+            kind: params.parsed::<PriceListKind>("kind", errors),
+            created_on: params.time_range("created_on", errors),
+            updated_on: params.time_range("updated_on", errors),
+        })?;
+    let page = auth
         .tenant_page(|tenant| {
             price_lists::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|l| price_list_resource(&state.urls, auth.scopes, l))
-        .collect();
-    Ok(request.respond(
-        &PRICE_LIST_LIST,
-        &state,
-        area::PRICE_LISTS.pattern(),
-        total,
-        items,
-    ))
+    Ok(
+        request.respond(&state, area::PRICE_LISTS.pattern(), page, |l| {
+            price_list_resource(&state.urls, auth.scopes, l)
+        }),
+    )
 }
 
 async fn show(
@@ -101,9 +87,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let list = price_lists::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let list = auth
+        .find(|tenant| price_lists::find(&state.db, tenant, id))
+        .await?;
     Ok(Hal::ok(document(&state, &auth, &list), list.updated_on))
 }
 

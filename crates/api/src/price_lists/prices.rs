@@ -92,13 +92,12 @@ pub async fn show(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let tenant = auth.own_tenant()?;
     let mut errors = FieldErrors::new();
     let params = QueryParams::parse(query.as_deref());
     let request = PreviewRequest::parse(&params, state.clock.now(), &mut errors);
-    let list = price_lists::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let list = auth
+        .find(|tenant| price_lists::find(&state.db, tenant, id))
+        .await?;
     errors.into_result()?;
     let found = variants::of_seller_among(&state.db, list.seller_id, &request.variant_ids).await?;
     let strangers: Vec<String> = request
@@ -119,9 +118,8 @@ pub async fn show(
     let currency_code = match request.currency_code.clone() {
         Some(code) => code,
         None => {
-            sellers::find(&state.db, tenant, list.seller_id)
+            auth.find(|tenant| sellers::find(&state.db, tenant, list.seller_id))
                 .await?
-                .ok_or_else(ApiError::not_found)?
                 .default_currency_code
         }
     };

@@ -7,7 +7,7 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use domain::{FieldErrors, Scope};
+use domain::Scope;
 use serde_json::Value;
 use services::product_types::input::{NewProductType, ProductTypeChanges};
 use services::product_types::{self as operations};
@@ -16,11 +16,10 @@ use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
 pub use representation::product_type_resource;
@@ -47,37 +46,24 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &PRODUCT_TYPE_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let filter = ProductTypeFilter {
-        seller_ids: params.id_list("seller_ids", &mut errors),
-        q: params.get("q").map(str::to_owned),
-        names: params.list("names"),
-        created_on: params.time_range("created_on", &mut errors),
-        updated_on: params.time_range("updated_on", &mut errors),
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+    let (request, filter) =
+        PRODUCT_TYPE_LIST.read(query.as_deref(), |params, errors| ProductTypeFilter {
+            seller_ids: params.id_list("seller_ids", errors),
+            q: params.get("q").map(str::to_owned),
+            names: params.list("names"),
+            created_on: params.time_range("created_on", errors),
+            updated_on: params.time_range("updated_on", errors),
+        })?;
+    let page = auth
         .tenant_page(|tenant| {
             product_types::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|t| product_type_resource(&state.urls, auth.scopes, t))
-        .collect();
-    Ok(request.respond(
-        &PRODUCT_TYPE_LIST,
-        &state,
-        area::PRODUCT_TYPES.pattern(),
-        total,
-        items,
-    ))
+    Ok(
+        request.respond(&state, area::PRODUCT_TYPES.pattern(), page, |t| {
+            product_type_resource(&state.urls, auth.scopes, t)
+        }),
+    )
 }
 
 async fn show(
@@ -86,9 +72,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsRead)?;
-    let product_type = product_types::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let product_type = auth
+        .find(|tenant| product_types::find(&state.db, tenant, id))
+        .await?;
     Ok(Hal::ok(
         document(&state, &auth, &product_type),
         product_type.updated_on,

@@ -18,10 +18,10 @@ use storage::sql::Direction;
 use crate::catalog::CatalogView;
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
@@ -56,16 +56,11 @@ async fn list(
     auth: Auth,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &PRODUCT_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
+    let (request, mut errors) = PRODUCT_LIST.begin(query.as_deref());
     let view = CatalogView::resolve(&state, &auth, &request.params).await?;
     let filter = filter(&state, &view, &request.params, &mut errors).await?;
     errors.into_result()?;
-    let (rows, total) = products::list(
+    let page = products::list(
         &state.db,
         &view.scope(),
         &filter,
@@ -73,18 +68,12 @@ async fn list(
         request.window(),
     )
     .await?;
-    let related = Related::load(&state.db, &rows).await?;
-    let items = rows
-        .iter()
-        .map(|p| product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id)))
-        .collect();
-    Ok(request.respond(
-        &PRODUCT_LIST,
-        &state,
-        area::PRODUCTS.pattern(),
-        total,
-        items,
-    ))
+    let related = Related::load(&state.db, &page.0).await?;
+    Ok(
+        request.respond(&state, area::PRODUCTS.pattern(), page, |p| {
+            product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id))
+        }),
+    )
 }
 
 /// The list's filters; shops named by id or subdomain are looked up (one query).
@@ -149,9 +138,7 @@ async fn show(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
-    let product = products::find(&state.db, &view.scope(), id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let product = view.product(&state, id).await?;
     let related = Related::load(&state.db, std::slice::from_ref(&product)).await?;
     let doc = product_resource(&state.urls, auth.scopes, &view, &product, related.parts(id))
         .into_value(state.urls.curies());

@@ -5,17 +5,16 @@ pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};
-use domain::{FieldErrors, Scope};
+use domain::Scope;
 use storage::sellers::{self, SellerFilter};
 use storage::shops;
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::ResourceId;
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
 pub use representation::seller_resource;
@@ -40,18 +39,11 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::SellersRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &SELLER_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let filter = SellerFilter {
-        q: request.params.get("q").map(str::to_owned),
-        created_on: request.params.time_range("created_on", &mut errors),
-        updated_on: request.params.time_range("updated_on", &mut errors),
-    };
-    errors.into_result()?;
+    let (request, filter) = SELLER_LIST.read(query.as_deref(), |params, errors| SellerFilter {
+        q: params.get("q").map(str::to_owned),
+        created_on: params.time_range("created_on", errors),
+        updated_on: params.time_range("updated_on", errors),
+    })?;
     let (rows, total) = auth
         .tenant_page(|tenant| {
             sellers::list(&state.db, tenant, &filter, request.sort, request.window())
@@ -63,14 +55,12 @@ async fn list(
     } else {
         Vec::new()
     };
-    let items = rows
-        .iter()
-        .map(|seller| {
+    Ok(
+        request.respond(&state, area::SELLERS.pattern(), (rows, total), |seller| {
             let own = shops.iter().filter(|s| s.seller_id == seller.id);
             seller_resource(&state.urls, &auth, seller, Some(own))
-        })
-        .collect();
-    Ok(request.respond(&SELLER_LIST, &state, area::SELLERS.pattern(), total, items))
+        }),
+    )
 }
 
 async fn show(
@@ -79,10 +69,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::SellersRead)?;
-    let tenant = auth.own_tenant()?;
-    let seller = sellers::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let seller = auth
+        .find(|tenant| sellers::find(&state.db, tenant, id))
+        .await?;
     let shops = if auth.has(Scope::ShopsRead) {
         shops::of_sellers(&state.db, &[seller.id]).await?
     } else {

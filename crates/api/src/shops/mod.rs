@@ -6,8 +6,8 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
+use domain::Scope;
 use domain::shop::Storefront;
-use domain::{FieldErrors, Scope};
 use serde_json::Value;
 use services::shops::input::{NewShop, ShopChanges};
 use services::shops::{self as operations};
@@ -16,11 +16,10 @@ use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
 pub use representation::shop_resource;
@@ -48,41 +47,24 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &SHOP_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let storefront = params
-        .get("storefront")
-        .and_then(|v| match v.parse::<Storefront>() {
-            Ok(s) => Some(s),
-            Err(e) => {
-                errors.add("storefront", e.to_string());
-                None
-            }
-        });
-    let filter = ShopFilter {
-        seller_ids: params.id_list("seller_ids", &mut errors),
+    let (request, filter) = SHOP_LIST.read(query.as_deref(), |params, errors| ShopFilter {
+        seller_ids: params.id_list("seller_ids", errors),
         subdomains: params.list("subdomains"),
-        storefront,
+        storefront: params.parsed::<Storefront>("storefront", errors),
         q: params.get("q").map(str::to_owned),
-        created_on: params.time_range("created_on", &mut errors),
-        updated_on: params.time_range("updated_on", &mut errors),
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+        created_on: params.time_range("created_on", errors),
+        updated_on: params.time_range("updated_on", errors),
+    })?;
+    let page = auth
         .tenant_page(|tenant| {
             shops::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|shop| shop_resource(&state.urls, auth.scopes, shop))
-        .collect();
-    Ok(request.respond(&SHOP_LIST, &state, area::SHOPS.pattern(), total, items))
+    Ok(
+        request.respond(&state, area::SHOPS.pattern(), page, |shop| {
+            shop_resource(&state.urls, auth.scopes, shop)
+        }),
+    )
 }
 
 async fn show(
@@ -91,10 +73,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
-    let tenant = auth.own_tenant()?;
-    let shop = shops::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let shop = auth
+        .find(|tenant| shops::find(&state.db, tenant, id))
+        .await?;
     Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on))
 }
 

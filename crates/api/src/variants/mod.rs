@@ -7,12 +7,11 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use domain::{FieldErrors, Scope};
+use domain::Scope;
 use serde::Deserialize;
 use serde_json::Value;
 use services::variants::input::{NewVariant, VariantChanges};
 use services::variants::{self as operations};
-use storage::products;
 use storage::sql::Direction;
 use storage::variants::{self, Variant};
 
@@ -22,7 +21,7 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
+use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
@@ -42,25 +41,15 @@ async fn list(
     ResourceId(product_id): ResourceId,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &VARIANT_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
+    let (request, errors) = VARIANT_LIST.begin(query.as_deref());
     let view = CatalogView::resolve(&state, &auth, &request.params).await?;
     errors.into_result()?;
-    products::find(&state.db, &view.scope(), product_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let (rows, total) =
-        variants::list(&state.db, product_id, request.sort, request.window()).await?;
-    let items = rows
-        .iter()
-        .map(|v| variant_resource(&state.urls, auth.scopes, &view, v))
-        .collect();
+    view.product(&state, product_id).await?;
+    let page = variants::list(&state.db, product_id, request.sort, request.window()).await?;
     let path = area::VARIANTS.with(&[product_id]);
-    Ok(request.respond(&VARIANT_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, page, |v| {
+        variant_resource(&state.urls, auth.scopes, &view, v)
+    }))
 }
 
 async fn show(
@@ -70,9 +59,7 @@ async fn show(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
-    products::find(&state.db, &view.scope(), product_id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    view.product(&state, product_id).await?;
     let variant = variants::find(&state.db, product_id, id)
         .await?
         .ok_or_else(ApiError::not_found)?;

@@ -11,14 +11,13 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
-use domain::webhook::{DeliveryStatus, SubscriptionStatus};
-use domain::{FieldErrors, Scope, Timestamp, topic};
+use domain::webhook::DeliveryStatus;
+use domain::{Scope, Timestamp, topic};
 use hal::{Link, Resource};
 use serde_json::Value;
 use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
 use services::webhooks::{self as operations, Config};
-use storage::Tenant;
-use storage::shops::{self, Shop};
+use storage::shops::{self};
 use storage::sql::Direction;
 use storage::webhook_deliveries::{self, DeliveryFilter};
 use storage::webhooks::{self, Webhook, WebhookFilter};
@@ -28,8 +27,7 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
-use crate::kernel::list::{ListRequest, ListSpec};
-use crate::kernel::query::QueryParams;
+use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
 pub use representation::{subscription_resource, webhook_resource};
@@ -60,13 +58,6 @@ pub static DELIVERY_LIST: ListSpec = ListSpec {
     filters: &["status", "topic", "since"],
 };
 
-/// The tenant's shop, or 404.
-async fn own_shop(state: &AppState, tenant: Tenant, id: i64) -> ApiResult<Shop> {
-    shops::find(&state.db, tenant, id)
-        .await?
-        .ok_or_else(ApiError::not_found)
-}
-
 async fn hub_list(
     State(state): State<AppState>,
     auth: Auth,
@@ -74,30 +65,24 @@ async fn hub_list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
-    let shop = own_shop(&state, auth.own_tenant()?, shop_id).await?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &SUBSCRIPTION_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let filter = WebhookFilter {
-        shop_ids: Some(vec![shop.id]),
-        statuses: statuses(&request.params, &mut errors),
-        topics: None,
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+    let shop = auth
+        .find(|tenant| shops::find(&state.db, tenant, shop_id))
+        .await?;
+    let (request, filter) =
+        SUBSCRIPTION_LIST.read(query.as_deref(), |params, errors| WebhookFilter {
+            shop_ids: Some(vec![shop.id]),
+            statuses: params.parsed_list("status", errors),
+            topics: None,
+        })?;
+    let page = auth
         .tenant_page(|tenant| {
             webhooks::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|w| subscription_resource(&state.urls, auth.scopes, w, None))
-        .collect();
     let path = area::HUB_SUBSCRIPTIONS.with(&[shop.id]);
-    Ok(request.respond(&SUBSCRIPTION_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, page, |w| {
+        subscription_resource(&state.urls, auth.scopes, w, None)
+    }))
 }
 
 async fn hub_create(
@@ -158,47 +143,22 @@ async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &WEBHOOK_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let filter = WebhookFilter {
-        shop_ids: params.id_list("shop_id", &mut errors),
-        statuses: statuses(params, &mut errors),
-        topics: params.list("topic"),
-    };
-    errors.into_result()?;
-    let (rows, total) = auth
+    let (request, filter) =
+        WEBHOOK_LIST.read(query.as_deref(), |params, errors| WebhookFilter {
+            shop_ids: params.id_list("shop_id", errors),
+            statuses: params.parsed_list("status", errors),
+            topics: params.list("topic"),
+        })?;
+    let page = auth
         .tenant_page(|tenant| {
             webhooks::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    let items = rows
-        .iter()
-        .map(|w| webhook_resource(&state.urls, auth.scopes, w, None))
-        .collect();
-    Ok(request.respond(
-        &WEBHOOK_LIST,
-        &state,
-        area::WEBHOOKS.pattern(),
-        total,
-        items,
-    ))
-}
-
-fn statuses(params: &QueryParams, errors: &mut FieldErrors) -> Option<Vec<SubscriptionStatus>> {
-    let names = params.list("status")?;
-    let mut statuses = Vec::with_capacity(names.len());
-    for name in names {
-        match name.parse() {
-            Ok(status) => statuses.push(status),
-            Err(e) => errors.add("status", format!("`{name}`: {e}")),
-        }
-    }
-    Some(statuses)
+    Ok(
+        request.respond(&state, area::WEBHOOKS.pattern(), page, |w| {
+            webhook_resource(&state.urls, auth.scopes, w, None)
+        }),
+    )
 }
 
 async fn create(
@@ -237,9 +197,9 @@ async fn show(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
-    let webhook = webhooks::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let webhook = auth
+        .find(|tenant| webhooks::find(&state.db, tenant, id))
+        .await?;
     Ok(Hal::ok(
         document(&state, &auth, &webhook),
         webhook.updated_on,
@@ -367,42 +327,24 @@ async fn deliveries(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
-    let webhook = webhooks::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
-    let mut errors = FieldErrors::new();
-    let request = ListRequest::parse(
-        &DELIVERY_LIST,
-        QueryParams::parse(query.as_deref()),
-        &mut errors,
-    );
-    let params = &request.params;
-    let statuses = params.list("status").map(|names| {
-        names
-            .iter()
-            .filter_map(|name| match name.parse::<DeliveryStatus>() {
-                Ok(status) => Some(status),
-                Err(e) => {
-                    errors.add("status", format!("`{name}`: {e}"));
-                    None
-                }
-            })
-            .collect()
-    });
-    let since = params.get("since").and_then(|v| {
-        let parsed = Timestamp::parse(v);
-        if parsed.is_none() {
-            errors.add("since", Timestamp::MESSAGE);
+    let webhook = auth
+        .find(|tenant| webhooks::find(&state.db, tenant, id))
+        .await?;
+    let (request, filter) = DELIVERY_LIST.read(query.as_deref(), |params, errors| {
+        let since = params.get("since").and_then(|v| {
+            let parsed = Timestamp::parse(v);
+            if parsed.is_none() {
+                errors.add("since", Timestamp::MESSAGE);
+            }
+            parsed
+        });
+        DeliveryFilter {
+            statuses: params.parsed_list::<DeliveryStatus>("status", errors),
+            topics: params.list("topic"),
+            since,
         }
-        parsed
-    });
-    let filter = DeliveryFilter {
-        statuses,
-        topics: params.list("topic"),
-        since,
-    };
-    errors.into_result()?;
-    let (rows, total) = webhook_deliveries::list(
+    })?;
+    let page = webhook_deliveries::list(
         &state.db,
         webhook.id,
         &filter,
@@ -410,7 +352,7 @@ async fn deliveries(
         request.window(),
     )
     .await?;
-    let ids: Vec<i64> = rows.iter().map(|d| d.id).collect();
+    let ids: Vec<i64> = page.0.iter().map(|d| d.id).collect();
     let attempts = webhook_deliveries::attempts_of(&state.db, &ids).await?;
     let mut by_delivery: HashMap<i64, Vec<_>> = HashMap::new();
     for attempt in &attempts {
@@ -419,15 +361,11 @@ async fn deliveries(
             .or_default()
             .push(attempt);
     }
-    let items = rows
-        .iter()
-        .map(|d| {
-            let attempts = by_delivery.get(&d.id).map_or(&[][..], Vec::as_slice);
-            delivery_resource(&state.urls, auth.scopes, d, attempts)
-        })
-        .collect();
     let path = area::DELIVERIES.with(&[id]);
-    Ok(request.respond(&DELIVERY_LIST, &state, &path, total, items))
+    Ok(request.respond(&state, &path, page, |d| {
+        let attempts = by_delivery.get(&d.id).map_or(&[][..], Vec::as_slice);
+        delivery_resource(&state.urls, auth.scopes, d, attempts)
+    }))
 }
 
 /// Sends a delivery again at once, as a manual attempt.
@@ -471,9 +409,9 @@ async fn replay_status(
     NestedIds(id, replay_id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
-    let webhook = webhooks::find(&state.db, auth.own_tenant()?, id)
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let webhook = auth
+        .find(|tenant| webhooks::find(&state.db, tenant, id))
+        .await?;
     let (replay, progress) = webhook_deliveries::replay_progress(&state.db, webhook.id, replay_id)
         .await?
         .ok_or_else(ApiError::not_found)?;

@@ -1,15 +1,16 @@
 //! The whole HTTP application: routes of every area and the shared middleware stack.
 
 use std::any::Any;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::HeaderValue;
+use axum::http::{HeaderValue, header};
+use bytes::Bytes;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -18,7 +19,9 @@ use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 use tracing::Span;
 
-use crate::area::AREAS;
+use crate::area::{AREAS, Path, Routes};
+use crate::kernel::hal_response::JSON;
+use crate::openapi::{self, Answer, Op};
 use crate::kernel::error::ApiError;
 use crate::kernel::request_id::RandomRequestId;
 use crate::kernel::state::AppState;
@@ -31,14 +34,38 @@ use crate::{assets, docs, ops, root};
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
 /// endpoints and the token endpoint, behind one middleware stack.
 pub fn router(state: AppState) -> Router {
-    let mut v2 = AREAS
-        .iter()
-        .fold(Router::new().route("/", get(root::show)), |v2, area| {
-            v2.merge((area.routes)(&state.config))
-        });
-    if state.config.bench_baseline {
-        v2 = v2.route("/_bench/baseline", get(ops::bench_baseline));
+    let config = &state.config;
+    let mut api = Routes::new("/v2");
+    api.get(root::ROOT, root::show, root::operation());
+    for area in AREAS {
+        (area.routes)(&mut api, config);
     }
+    ops::api_routes(&mut api, config);
+    let document = Arc::new(OnceLock::new());
+    let mut outside = Routes::new("");
+    docs::routes(&mut outside);
+    assets::area::file_routes(&mut outside);
+    ops::routes(&mut outside, config);
+    outside.get(
+        OPENAPI,
+        {
+            let document = document.clone();
+            move || openapi_document(document)
+        },
+        Op::new(
+            "This document: every operation, its parameters, bodies, answers and scopes",
+            Answer::json::<serde_json::Value>(),
+        )
+        .anonymous(),
+    );
+    let (v2, mut documented) = api.into_parts();
+    let (outside, described) = outside.into_parts();
+    documented.extend(described);
+    let text = serde_json::to_vec(&openapi::document(&documented, state.urls.public()))
+        .expect("the document serialises");
+    document
+        .set(Bytes::from(text))
+        .expect("the document is made once");
     let v1 = v2.clone().layer(from_fn_with_state(
         state.clone(),
         versioning::deprecated_alias,
@@ -49,17 +76,10 @@ pub fn router(state: AppState) -> Router {
         .config
         .max_body_bytes
         .max(assets::upload_body_limit(state.config.max_asset_bytes));
-    let mut operations = ops::routes();
-    if state.config.bench_baseline {
-        operations = operations.route("/bench/static", get(ops::bench_static));
-    }
-
     Router::new()
         .nest("/v2", v2)
         .nest("/v1", v1)
-        .merge(docs::routes())
-        .merge(assets::file_routes())
-        .merge(operations)
+        .merge(outside)
         .fallback(not_found)
         .layer(from_fn(query::guard))
         .with_state(state.clone())
@@ -88,6 +108,14 @@ pub fn router(state: AppState) -> Router {
                 .layer(from_fn_with_state(state.clone(), idempotency::middleware))
                 .layer(from_fn(conditional::middleware)),
         )
+}
+
+/// Where the OpenAPI document is served.
+pub const OPENAPI: Path = Path::new("/openapi.json");
+
+async fn openapi_document(document: Arc<OnceLock<Bytes>>) -> Response {
+    let body = document.get().cloned().unwrap_or_default();
+    ([(header::CONTENT_TYPE, HeaderValue::from_static(JSON))], body).into_response()
 }
 
 async fn not_found() -> ApiError {
@@ -125,7 +153,10 @@ fn log_response(response: &Response, latency: Duration, _span: &Span) {
 /// Only the operational endpoints (`/healthz`, `/readyz`, `/metrics`), for a node that
 /// serves no API (a worker node): probes and scrapers reach it, clients get 404.
 pub fn ops_router(state: AppState) -> Router {
-    ops::routes()
+    let mut routes = Routes::new("");
+    ops::routes(&mut routes, &state.config);
+    let (router, _) = routes.into_parts();
+    router
         .fallback(not_found)
         .with_state(state.clone())
         .layer(

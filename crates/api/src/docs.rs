@@ -1,20 +1,40 @@
 //! The curie documentation pages: `{public_url}/docs/rels[/{namespace}[/{rel}]]`.
 
-use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 
+use crate::area::{Path, Routes};
 use crate::kernel::error::ApiError;
+use crate::openapi::{Answer, Op};
 use crate::kernel::state::AppState;
 use crate::rels::REGISTRY;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/docs/rels", get(index))
-        .route("/docs/rels/{namespace}", get(namespace))
-        .route("/docs/rels/{namespace}/{rel}", get(rel))
+pub const RELS: Path = Path::new("/docs/rels");
+pub const NAMESPACE: Path = Path::new("/docs/rels/{namespace}");
+pub const REL: Path = Path::new("/docs/rels/{namespace}/{rel}");
+
+pub fn routes(routes: &mut Routes) {
+    routes
+        .get(
+            RELS,
+            index,
+            Op::new("Every link relation, by namespace", Answer::Html).anonymous(),
+        )
+        .get(
+            NAMESPACE,
+            namespace,
+            Op::new("The link relations of one namespace", Answer::Html).anonymous(),
+        )
+        .get(
+            REL,
+            rel,
+            Op::new(
+                "One link relation: method, title, what it does and its operation",
+                Answer::Html,
+            )
+            .anonymous(),
+        );
 }
 
 fn html(page: String) -> Response {
@@ -32,7 +52,7 @@ async fn index(State(state): State<AppState>) -> Response {
 
 async fn namespace(
     State(state): State<AppState>,
-    Path(ns): Path<String>,
+    axum::extract::Path(ns): axum::extract::Path<String>,
 ) -> Result<Response, ApiError> {
     REGISTRY
         .namespace_page(&ns, state.urls.curies().docs_base())
@@ -42,7 +62,7 @@ async fn namespace(
 
 async fn rel(
     State(state): State<AppState>,
-    Path((ns, name)): Path<(String, String)>,
+    axum::extract::Path((ns, name)): axum::extract::Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let def = REGISTRY.get(&ns, &name).ok_or_else(ApiError::not_found)?;
     Ok(html(

@@ -7,6 +7,7 @@
 
 mod area;
 mod kernel;
+mod openapi;
 mod rels;
 
 mod assets;

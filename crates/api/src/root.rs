@@ -3,10 +3,12 @@
 
 use axum::extract::State;
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use storage::{sellers, shops, users};
 
-use crate::area::{AREAS, Access};
+use crate::area::{AREAS, Access, Path};
+use crate::openapi::{Answer, Op};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
@@ -17,7 +19,17 @@ use crate::shops::shop_resource;
 /// How many sellers and shops the root embeds; the lists hold the rest.
 const EMBEDDED_LIMIT: i64 = 200;
 
-#[derive(Serialize)]
+/// `/v2` itself.
+pub const ROOT: Path = Path::new("/");
+
+pub fn operation() -> Op {
+    Op::new(
+        "The root: who the token speaks for, and the links it may follow",
+        Answer::resource::<RootFields>(),
+    )
+}
+
+#[derive(Serialize, JsonSchema)]
 struct RootFields {
     user_name: Option<String>,
     email: Option<String>,

@@ -108,6 +108,17 @@ impl Serialize for Timestamp {
     }
 }
 
+/// An RFC 3339 time in UTC, as the API writes and reads it.
+impl schemars::JsonSchema for Timestamp {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Timestamp".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "format": "date-time" })
+    }
+}
+
 /// Where "now" comes from.
 pub trait Clock: Send + Sync + fmt::Debug {
     fn now(&self) -> Timestamp;

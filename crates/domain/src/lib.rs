@@ -23,6 +23,8 @@ mod data {
 }
 
 pub use clock::{Clock, SystemClock, Timestamp};
+/// For `text_enum!`, whose enums describe themselves to the OpenAPI document.
+pub use schemars;
 pub use patch::Patch;
 pub use role::Role;
 pub use scope::{Scope, ScopeSet};

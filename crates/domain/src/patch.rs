@@ -20,6 +20,21 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
     }
 }
 
+/// Described as the value or `null`; leaving the field out is what makes it absent.
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Patch<T> {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Nullable_{}", T::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Option<T>>::json_schema(generator)
+    }
+}
+
 impl<T> Patch<T> {
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Patch<U> {
         match self {

@@ -66,6 +66,20 @@ macro_rules! text_enum {
             }
         }
 
+        impl $crate::schemars::JsonSchema for $name {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                concat!(module_path!(), "::", stringify!($name)).into()
+            }
+
+            fn json_schema(_: &mut $crate::schemars::SchemaGenerator) -> $crate::schemars::Schema {
+                $crate::schemars::json_schema!({ "type": "string", "enum": Self::NAMES })
+            }
+        }
+
         impl TryFrom<String> for $name {
             type Error = $crate::text_enum::UnknownValue;
             fn try_from(s: String) -> Result<Self, Self::Error> {

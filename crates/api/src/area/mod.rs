@@ -4,20 +4,21 @@
 //! of areas ([`AREAS`]) the router and the root gather them from.
 
 mod path;
+mod routes;
 
-use axum::Router;
 use domain::{Role, Scope};
 use oauth::Principal;
 
 pub use path::Path;
+pub use routes::{Documented, Routes};
 
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
 
 /// One area of the API, as the router and the root see it.
 pub struct Area {
-    /// Its routes under `/v2`.
-    pub routes: fn(&ApiConfig) -> Router<AppState>,
+    /// Its routes under `/v2`, each with its OpenAPI description.
+    pub routes: fn(&mut Routes, &ApiConfig),
     /// The links it adds to the root, in the order the root shows them.
     pub root_links: &'static [RootLink],
     /// Its link relations (`<area>/rels.rs`), documented under `/docs/rels`.

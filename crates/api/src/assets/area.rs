@@ -6,9 +6,10 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 
 use super::upload_body_limit;
-use crate::area::{Area, Path};
+use crate::area::{Area, Path, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 
 pub const ASSETS: Path = Path::new("/products/{id}/assets");
 pub const ASSET: Path = Path::new("/products/{id}/assets/{asset_id}");
@@ -19,7 +20,11 @@ pub static AREA: Area = Area {
     root_links: &[],
 };
 
-fn routes(config: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(config: &ApiConfig) -> Router<AppState> {
     let upload_limit = DefaultBodyLimit::max(upload_body_limit(config.max_asset_bytes));
     Router::new()
         .route(
@@ -27,6 +32,17 @@ fn routes(config: &ApiConfig) -> Router<AppState> {
             get(super::list).post(super::upload).layer(upload_limit),
         )
         .route(ASSET.pattern(), get(super::show).delete(super::delete))
+}
+
+/// Where an image's bytes are served from, outside the API's versions.
+pub const FILE: Path = Path::new("/files/{id}/{digest}/{name}");
+
+pub fn file_routes(routes: &mut Routes) {
+    routes.get(
+        FILE,
+        super::file,
+        Op::new("An image's bytes, cacheable for ever", Answer::File).anonymous(),
+    );
 }
 
 impl Urls {

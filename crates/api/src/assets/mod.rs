@@ -52,9 +52,7 @@ pub fn upload_body_limit(max_asset_bytes: usize) -> usize {
     max_asset_bytes / 3 * 4 + 64 * 1024
 }
 
-pub fn file_routes() -> Router<AppState> {
-    Router::new().route("/files/{id}/{digest}/{name}", get(file))
-}
+
 
 async fn list(
     State(state): State<AppState>,
@@ -245,7 +243,7 @@ async fn delete(
 }
 
 /// Serves a file to anyone holding its address; the content never changes under it.
-async fn file(
+pub(crate) async fn file(
     State(state): State<AppState>,
     path: Result<Path<(String, String, String)>, PathRejection>,
 ) -> ApiResult<Response> {

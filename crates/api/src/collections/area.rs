@@ -5,7 +5,7 @@ use axum::Router;
 use axum::routing::{self, get};
 
 use super::{COLLECTION_LIST, MEMBER_LIST};
-use crate::area::{Area, Path, RootLink};
+use crate::area::{Area, Path, Routes, RootLink};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
@@ -38,7 +38,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(COLLECTIONS.pattern(), get(super::list).post(super::create))
         .route(

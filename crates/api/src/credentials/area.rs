@@ -6,7 +6,7 @@ use axum::routing::get;
 use domain::{Role, Scope};
 
 use super::{APP_LIST, TOKEN_LIST};
-use crate::area::{Access, Area, Path, RootLink};
+use crate::area::{Access, Area, Path, Routes, RootLink};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::rels;
 
@@ -45,7 +45,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(
             TOKENS.pattern(),

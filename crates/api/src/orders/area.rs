@@ -6,7 +6,7 @@ use domain::Scope;
 use domain::order::Transition;
 
 use super::ORDER_LIST;
-use crate::area::{Access, Area, Path, RootLink};
+use crate::area::{Access, Area, Path, Routes, RootLink};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 use crate::rels;
@@ -37,7 +37,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(ORDERS.pattern(), get(super::list))
         .route(

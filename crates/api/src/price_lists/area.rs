@@ -5,7 +5,7 @@ use axum::Router;
 use axum::routing::get;
 
 use super::{ITEM_LIST, PRICE_LIST_LIST, items, prices};
-use crate::area::{Area, Path, RootLink};
+use crate::area::{Area, Path, Routes, RootLink};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
@@ -39,7 +39,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(PRICE_LISTS.pattern(), get(super::list).post(super::create))
         .route(

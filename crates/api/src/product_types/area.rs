@@ -1,14 +1,15 @@
 //! The product types area as the toolkit gathers it: paths, routes, root links, URL
 //! builders.
 
-use axum::Router;
-use axum::routing::get;
+use domain::Scope;
+use services::product_types::input::{NewProductType, ProductTypeChanges};
 
 use super::PRODUCT_TYPE_LIST;
-use crate::area::{Area, Path, RootLink};
+use crate::area::{Area, Path, Routes, RootLink};
 use crate::catalog;
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const PRODUCT_TYPES: Path = Path::new("/product_types");
@@ -36,16 +37,46 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(
-            PRODUCT_TYPES.pattern(),
-            get(super::list).post(super::create),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::ProductTypeFields<'static>;
+    routes
+        .get(
+            PRODUCT_TYPES,
+            super::list,
+            Op::new("List product types", Answer::list::<Fields>())
+                .scope(Scope::ProductsRead)
+                .list(&PRODUCT_TYPE_LIST),
         )
-        .route(
-            PRODUCT_TYPE.pattern(),
-            get(super::show).put(super::update).delete(super::delete),
+        .post(
+            PRODUCT_TYPES,
+            super::create,
+            Op::new("Create a product type", Answer::created::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<NewProductType>(),
         )
+        .get(
+            PRODUCT_TYPE,
+            super::show,
+            Op::new("Show a product type", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+        )
+        .put(
+            PRODUCT_TYPE,
+            super::update,
+            Op::new("Update a product type", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<ProductTypeChanges>()
+                .if_match(),
+        )
+        .delete(
+            PRODUCT_TYPE,
+            super::delete,
+            Op::new(
+                "Delete a product type no product uses",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        );
 }
 
 impl Urls {

@@ -22,7 +22,7 @@ use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
-pub use representation::product_type_resource;
+pub use representation::{ProductTypeFields, product_type_resource};
 
 pub static PRODUCT_TYPE_LIST: ListSpec = ListSpec {
     name: "product_types",

@@ -3,6 +3,7 @@
 use domain::catalog::attributes::AttributeDef;
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::product_types::ProductType;
@@ -11,8 +12,8 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct ProductTypeFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct ProductTypeFields<'a> {
     id: i64,
     seller_id: i64,
     name: &'a str,

@@ -5,7 +5,7 @@ use axum::routing::{get, post};
 use domain::Scope;
 
 use super::SHOP_LIST;
-use crate::area::{Access, Area, Path, RootLink};
+use crate::area::{Access, Area, Path, Routes, RootLink};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 use crate::rels;
@@ -32,7 +32,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(SHOPS.pattern(), get(super::list))
         .route(SHOP.pattern(), get(super::show).put(super::update))

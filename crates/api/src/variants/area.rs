@@ -3,7 +3,7 @@
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::area::{Area, Path};
+use crate::area::{Area, Path, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 
@@ -18,7 +18,11 @@ pub static AREA: Area = Area {
     root_links: &[],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(VARIANTS.pattern(), get(super::list).post(super::create))
         .route(

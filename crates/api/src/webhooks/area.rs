@@ -5,7 +5,7 @@ use axum::routing::{get, post, put};
 use domain::Scope;
 
 use super::{SUBSCRIPTION_LIST, WEBHOOK_LIST};
-use crate::area::{Access, Area, Path, RootLink};
+use crate::area::{Access, Area, Path, Routes, RootLink};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 use crate::rels;
@@ -51,7 +51,11 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(_: &ApiConfig) -> Router<AppState> {
+fn routes(routes: &mut Routes, config: &ApiConfig) {
+    routes.undocumented(plain_routes(config));
+}
+
+fn plain_routes(_: &ApiConfig) -> Router<AppState> {
     Router::new()
         .route(
             HUB_SUBSCRIPTIONS.pattern(),

@@ -23,7 +23,7 @@ text_enum! {
 }
 
 /// One attribute a product type declares.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AttributeDef {
     pub name: String,
     pub field_type: FieldType,

@@ -2,6 +2,7 @@
 
 use domain::catalog::attributes::{self, AttributeDef};
 use domain::{FieldErrors, Patch, validation};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use storage::product_types::ProductType;
 
@@ -17,7 +18,7 @@ pub enum TypeChoice {
     Name(String),
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewProductType {
     pub(super) name: String,
     #[serde(default)]
@@ -26,7 +27,7 @@ pub struct NewProductType {
     pub(super) attributes: Option<Vec<AttributeDef>>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct ProductTypeChanges {
     #[serde(default)]
     name: Patch<String>,

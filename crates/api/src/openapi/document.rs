@@ -1,0 +1,481 @@
+//! The OpenAPI 3.1 document, assembled from the registered routes' descriptions and the
+//! JSON schemas of the types their handlers read and write.
+
+use domain::Scope;
+use schemars::SchemaGenerator;
+use schemars::generate::{Contract, SchemaSettings};
+use serde_json::{Map, Value, json};
+
+use super::operation::{Access, Answer, Body};
+use crate::area::Documented;
+use crate::kernel::list::{PAGE, PER_PAGE};
+
+/// Where the document keeps its named schemas; generated `$ref`s point here.
+const SCHEMAS: &str = "#/components/schemas/";
+
+/// The document for `routes`, served from `public_url`.
+pub fn document(routes: &[Documented], public_url: &str) -> Value {
+    let mut answers = generator(Contract::Serialize);
+    let mut requests = generator(Contract::Deserialize);
+    let mut paths = Map::new();
+    for route in routes {
+        let operation = operation(route, &mut answers, &mut requests);
+        let item = paths
+            .entry(route.path.clone())
+            .or_insert_with(|| json!({}));
+        item[route.method.as_str().to_ascii_lowercase()] = operation;
+    }
+    let mut schemas = base_schemas();
+    for (name, schema) in answers.take_definitions(true) {
+        schemas.insert(name, schema);
+    }
+    let mut document = json!({
+        "openapi": "3.1.1",
+        "info": {
+            "title": "Commerce Platform API",
+            "version": "2",
+            "description": "A hypermedia (HAL JSON) API over the data of online shops, with \
+                its OAuth 2.0 authorization service. `/v1` serves the same operations as \
+                `/v2` under a deprecated alias.",
+        },
+        "servers": [{ "url": public_url }],
+        "paths": paths,
+        "components": {
+            "securitySchemes": security_schemes(public_url),
+            "responses": {
+                "Error": {
+                    "description": "An error: its code and message, or the invalid fields",
+                    "content": { "application/json": { "schema": { "$ref": format!("{SCHEMAS}Error") } } },
+                },
+            },
+        },
+    });
+    // A request type may be described differently from the same type in an answer (a
+    // field with a default is optional to send but always present in answers): such a
+    // request schema is kept apart, under `<Name>Input`.
+    let mut renames = Vec::new();
+    for (name, schema) in requests.take_definitions(true) {
+        match schemas.get(&name) {
+            Some(existing) if *existing != schema => {
+                let input = format!("{name}Input");
+                renames.push((format!("{SCHEMAS}{name}"), format!("{SCHEMAS}{input}")));
+                schemas.insert(input, schema);
+            }
+            Some(_) => {}
+            None => {
+                schemas.insert(name, schema);
+            }
+        }
+    }
+    document["components"]["schemas"] = Value::Object(schemas);
+    for operation in document["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|item| item.as_object_mut().into_iter().flat_map(|m| m.values_mut()))
+    {
+        if let Some(body) = operation.get_mut("requestBody") {
+            rename_refs(body, &renames);
+        }
+    }
+    for (_, to) in &renames {
+        let name = to.trim_start_matches(SCHEMAS).to_owned();
+        if let Some(schema) = document["components"]["schemas"].get_mut(&name) {
+            rename_refs(schema, &renames);
+        }
+    }
+    document
+}
+
+fn generator(contract: Contract) -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.definitions_path = "/components/schemas/".into();
+            settings.meta_schema = None;
+            settings.contract = contract;
+        })
+        .into_generator()
+}
+
+fn rename_refs(value: &mut Value, renames: &[(String, String)]) {
+    match value {
+        Value::Object(object) => {
+            for (key, child) in object.iter_mut() {
+                if key == "$ref"
+                    && let Value::String(target) = child
+                    && let Some((_, to)) = renames.iter().find(|(from, _)| from == target)
+                {
+                    *target = to.clone();
+                } else {
+                    rename_refs(child, renames);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| rename_refs(item, renames)),
+        _ => {}
+    }
+}
+
+fn operation(
+    route: &Documented,
+    answers: &mut SchemaGenerator,
+    requests: &mut SchemaGenerator,
+) -> Value {
+    let op = &route.op;
+    let method = route.method.as_str().to_ascii_lowercase();
+    let mut operation = json!({
+        "operationId": operation_id(&method, &route.path),
+        "summary": op.summary,
+        "tags": [tag(&route.path)],
+        "parameters": parameters(route, answers),
+        "responses": responses(route, answers),
+        "security": security(&op.access),
+    });
+    if let Some(body) = op.body {
+        let (media, schema) = match body {
+            Body::Json(schema) => ("application/json", schema(requests)),
+            Body::Form(schema) => ("application/x-www-form-urlencoded", schema(requests)),
+        };
+        operation["requestBody"] = json!({
+            "required": true,
+            "content": { media: { "schema": schema } },
+        });
+    }
+    operation
+}
+
+/// `get_v2_products_id` for `GET /v2/products/{id}`: unique, since method and path are.
+pub fn operation_id(method: &str, path: &str) -> String {
+    let mut id = method.to_ascii_lowercase();
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        id.push('_');
+        id.extend(
+            segment
+                .chars()
+                .filter(|c| !matches!(c, '{' | '}'))
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }),
+        );
+    }
+    id
+}
+
+/// The area an operation belongs to: the first segment after the version.
+fn tag(path: &str) -> &str {
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    match segments.next() {
+        Some("v2") => segments.next().unwrap_or("root"),
+        Some(first) => first,
+        None => "root",
+    }
+}
+
+fn parameters(route: &Documented, answers: &mut SchemaGenerator) -> Value {
+    let op = &route.op;
+    let mut params = Vec::new();
+    for name in path_variables(&route.path) {
+        let schema = if name == "id" || name.ends_with("_id") {
+            json!({ "type": "integer", "minimum": 1, "maximum": domain::limits::ID.max })
+        } else {
+            json!({ "type": "string" })
+        };
+        params.push(json!({ "name": name, "in": "path", "required": true, "schema": schema }));
+    }
+    if let Some(list) = op.list {
+        params.push(json!({
+            "name": "page", "in": "query",
+            "description": "The page to show, from 1",
+            "schema": { "type": "integer", "minimum": PAGE.min, "maximum": PAGE.max },
+        }));
+        params.push(json!({
+            "name": "per_page", "in": "query",
+            "description": format!("Items per page (default {})", list.default_per_page),
+            "schema": { "type": "integer", "minimum": PER_PAGE.min, "maximum": PER_PAGE.max },
+        }));
+        let sorts: Vec<String> = list
+            .sort_fields
+            .iter()
+            .flat_map(|f| [format!("{f}.asc"), format!("{f}.desc"), (*f).to_owned()])
+            .collect();
+        params.push(json!({
+            "name": "sort", "in": "query",
+            "description": "A field, then `.asc` (the default) or `.desc`",
+            "schema": { "type": "string", "enum": sorts },
+        }));
+        for filter in list.filters {
+            let description = match filter.rsplit_once('.') {
+                Some((field, "gte")) => format!("`{field}` at or after (above) this value"),
+                Some((field, "lte")) => format!("`{field}` at or before (below) this value"),
+                _ => "One value, or several comma-separated".to_owned(),
+            };
+            params.push(json!({
+                "name": filter, "in": "query", "description": description,
+                "schema": { "type": "string" },
+            }));
+        }
+    }
+    for param in &op.query {
+        params.push(json!({
+            "name": param.name, "in": "query", "description": param.description,
+            "required": param.required, "schema": (param.schema)(answers),
+        }));
+    }
+    if op.conditional {
+        params.push(json!({
+            "name": "If-Match", "in": "header",
+            "description": "Change only if the resource still has this ETag (else 412)",
+            "schema": { "type": "string" },
+        }));
+    }
+    if route.method == axum::http::Method::POST && op.access != Access::Client {
+        params.push(json!({
+            "name": "Idempotency-Key", "in": "header",
+            "description": "Repeating a request with the same key answers the first answer",
+            "schema": { "type": "string", "maxLength": 255 },
+        }));
+    }
+    Value::Array(params)
+}
+
+/// The `{name}` segments of a path template, in order.
+pub fn path_variables(path: &str) -> Vec<&str> {
+    path.split('/')
+        .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .collect()
+}
+
+fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
+    let error = json!({ "$ref": "#/components/responses/Error" });
+    let hal = |schema: Value| json!({ "application/hal+json": { "schema": schema } });
+    let (status, success) = match route.op.answer {
+        Answer::Resource { status, fields } => (
+            status,
+            json!({ "description": "The resource", "content": hal(resource(fields(answers))) }),
+        ),
+        Answer::List { fields } => (
+            200,
+            json!({ "description": "A page of the list", "content": hal(list(fields(answers))) }),
+        ),
+        Answer::Json { status, body } => (
+            status,
+            json!({ "description": "The answer", "content": { "application/json": { "schema": body(answers) } } }),
+        ),
+        Answer::Html => (
+            200,
+            json!({ "description": "A page", "content": { "text/html": { "schema": { "type": "string" } } } }),
+        ),
+        Answer::Redirect => (
+            303,
+            json!({ "description": "Where to go next (`Location`)" }),
+        ),
+        Answer::Text => (
+            200,
+            json!({ "description": "Text", "content": { "text/plain": { "schema": { "type": "string" } } } }),
+        ),
+        Answer::File => (
+            200,
+            json!({ "description": "The file", "content": { "*/*": { "schema": { "type": "string", "format": "binary" } } } }),
+        ),
+    };
+    let mut responses = Map::new();
+    responses.insert(status.to_string(), success);
+    if route.method == axum::http::Method::GET {
+        responses.insert(
+            "304".into(),
+            json!({ "description": "Unchanged since the ETag or date the request named" }),
+        );
+    }
+    if matches!(route.op.answer, Answer::Redirect | Answer::Html) {
+        // Forms that fail answer the page again or redirect with the error.
+        responses.insert("302".into(), json!({ "description": "Redirected" }));
+    }
+    if route.op.access == Access::Client {
+        // The OAuth endpoints answer errors as RFC 6749 §5.2 says.
+        let oauth = json!({
+            "description": "An OAuth error",
+            "content": { "application/json": { "schema": { "$ref": format!("{SCHEMAS}OAuthError") } } },
+        });
+        responses.insert("4XX".into(), oauth.clone());
+        responses.insert("5XX".into(), oauth);
+        return Value::Object(responses);
+    }
+    responses.insert("4XX".into(), error.clone());
+    responses.insert("5XX".into(), error);
+    Value::Object(responses)
+}
+
+/// A HAL resource whose own properties are `fields`, and nothing else.
+fn resource(fields: schemars::Schema) -> Value {
+    json!({
+        "allOf": [{ "$ref": format!("{SCHEMAS}HalResource") }, fields],
+        "unevaluatedProperties": false,
+    })
+}
+
+/// A list page whose items are resources with `fields`.
+fn list(fields: schemars::Schema) -> Value {
+    json!({
+        "allOf": [
+            { "$ref": format!("{SCHEMAS}HalList") },
+            {
+                "type": "object",
+                "required": ["_embedded"],
+                "properties": {
+                    "_embedded": {
+                        "type": "object",
+                        "required": ["items"],
+                        "properties": { "items": { "type": "array", "items": resource(fields) } },
+                    },
+                },
+            },
+        ],
+        "unevaluatedProperties": false,
+    })
+}
+
+fn security(access: &Access) -> Value {
+    match access {
+        Access::Anonymous => json!([]),
+        Access::Token => json!([{ "oauth": [] }]),
+        Access::AnyOf(scopes) => Value::Array(
+            scopes
+                .iter()
+                .map(|s| json!({ "oauth": [s.as_str()] }))
+                .collect(),
+        ),
+        Access::Client => json!([{ "client_basic": [] }, {}]),
+    }
+}
+
+fn security_schemes(public_url: &str) -> Value {
+    let scopes: Map<String, Value> = Scope::ALL
+        .iter()
+        .map(|s| (s.as_str().to_owned(), Value::from(s.description())))
+        .collect();
+    let token_url = format!("{public_url}/oauth/token");
+    json!({
+        "oauth": {
+            "type": "oauth2",
+            "description": "Bearer tokens from the authorization service",
+            "flows": {
+                "authorizationCode": {
+                    "authorizationUrl": format!("{public_url}/oauth/authorize"),
+                    "tokenUrl": token_url,
+                    "scopes": scopes,
+                },
+                "clientCredentials": { "tokenUrl": token_url, "scopes": scopes },
+                "password": { "tokenUrl": token_url, "scopes": scopes },
+            },
+        },
+        "client_basic": {
+            "type": "http",
+            "scheme": "basic",
+            "description": "An OAuth client's id and secret",
+        },
+    })
+}
+
+/// The HAL and error shapes every answer shares.
+fn base_schemas() -> Map<String, Value> {
+    let link = json!({
+        "type": "object",
+        "required": ["href"],
+        "properties": {
+            "href": { "type": "string" },
+            "templated": { "type": "boolean" },
+            "method": { "type": "string", "enum": ["get", "post", "put", "patch", "delete"] },
+            "title": { "type": "string" },
+            "type": { "type": "string" },
+            "name": { "type": "string" },
+        },
+    });
+    let schemas = json!({
+        "HalLink": link,
+        "HalLinks": {
+            "type": "object",
+            "properties": {
+                "curies": { "type": "array", "items": { "$ref": format!("{SCHEMAS}HalLink") } },
+            },
+            "additionalProperties": {
+                "anyOf": [
+                    { "$ref": format!("{SCHEMAS}HalLink") },
+                    { "type": "array", "items": { "$ref": format!("{SCHEMAS}HalLink") } },
+                ],
+            },
+        },
+        "HalResource": {
+            "type": "object",
+            "required": ["_class", "_links"],
+            "properties": {
+                "_class": { "type": "array", "items": { "type": "string" } },
+                "_links": { "$ref": format!("{SCHEMAS}HalLinks") },
+                "_embedded": { "type": "object" },
+            },
+        },
+        "HalList": {
+            "allOf": [{ "$ref": format!("{SCHEMAS}HalResource") }],
+            "type": "object",
+            "required": ["total_items", "page", "per_page"],
+            "properties": {
+                "total_items": { "type": "integer", "minimum": 0 },
+                "page": { "type": "integer", "minimum": 1 },
+                "per_page": { "type": "integer", "minimum": 1 },
+            },
+        },
+        "OAuthError": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+                "error": { "type": "string" },
+                "error_description": { "type": "string" },
+                "error_uri": { "type": "string" },
+            },
+        },
+        "Error": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "required": ["_class", "status", "error", "message"],
+                    "properties": {
+                        "_class": { "const": ["error"] },
+                        "status": { "type": "integer" },
+                        "error": { "type": "string" },
+                        "message": { "type": "string" },
+                    },
+                    "additionalProperties": false,
+                },
+                {
+                    "type": "object",
+                    "required": ["_class", "status", "message", "_embedded"],
+                    "properties": {
+                        "_class": { "const": ["errors"] },
+                        "status": { "type": "integer" },
+                        "message": { "type": "string" },
+                        "_embedded": {
+                            "type": "object",
+                            "required": ["errors"],
+                            "properties": {
+                                "errors": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "required": ["field", "messages"],
+                                        "properties": {
+                                            "_class": { "const": ["error"] },
+                                            "field": { "type": "string" },
+                                            "messages": { "type": "array", "items": { "type": "string" } },
+                                        },
+                                    },
+                                },
+                            },
+                        },
+                    },
+                    "additionalProperties": false,
+                },
+            ],
+        },
+    });
+    match schemas {
+        Value::Object(map) => map,
+        _ => unreachable!("a JSON object literal"),
+    }
+}

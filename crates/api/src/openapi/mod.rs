@@ -1,0 +1,9 @@
+//! The OpenAPI 3.1 document of every route (`GET /openapi.json`), generated from the
+//! descriptions routes are registered with (`area::Routes`) and from the JSON schemas of
+//! the types the handlers read and write; nothing in it is written by hand.
+
+mod document;
+mod operation;
+
+pub use document::{document, operation_id, path_variables};
+pub use operation::{Access, Answer, Body, Op, QueryParam, SHOP_SUBDOMAINS, SchemaFn, schema};

@@ -1,0 +1,184 @@
+//! What the OpenAPI document says of one route, declared where the route is registered
+//! (`area::Routes`), so that a route cannot exist without its description.
+
+use domain::Scope;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+use crate::kernel::list::ListSpec;
+
+/// Describes a type in the document's generator (a `$ref` for a named type).
+pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
+
+/// The schema of `T`, as a [`SchemaFn`].
+pub const fn schema<T: JsonSchema>() -> SchemaFn {
+    |generator| generator.subschema_for::<T>()
+}
+
+/// Who may call an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone, without credentials.
+    Anonymous,
+    /// A bearer token holding any one of these scopes.
+    AnyOf(Vec<Scope>),
+    /// A bearer token, whatever its scopes (what it sees depends on them).
+    Token,
+    /// An OAuth client authenticating itself (HTTP Basic or form parameters).
+    Client,
+}
+
+/// What a request carries in its body.
+#[derive(Clone, Copy)]
+pub enum Body {
+    Json(SchemaFn),
+    Form(SchemaFn),
+}
+
+/// What a successful request answers.
+#[derive(Clone, Copy)]
+pub enum Answer {
+    /// A HAL resource whose own properties `fields` describes.
+    Resource { status: u16, fields: SchemaFn },
+    /// A page of a HAL list whose items' properties `fields` describes.
+    List { fields: SchemaFn },
+    /// A plain JSON document.
+    Json { status: u16, body: SchemaFn },
+    /// A page for people.
+    Html,
+    /// A redirect to another page.
+    Redirect,
+    /// Text (the metrics exposition).
+    Text,
+    /// A stored file, in the media type it was uploaded with.
+    File,
+}
+
+impl Answer {
+    /// `200` with a resource whose properties are `T`.
+    pub fn resource<T: JsonSchema>() -> Self {
+        Self::Resource {
+            status: 200,
+            fields: schema::<T>(),
+        }
+    }
+
+    /// `201 Created` with a resource whose properties are `T`.
+    pub fn created<T: JsonSchema>() -> Self {
+        Self::Resource {
+            status: 201,
+            fields: schema::<T>(),
+        }
+    }
+
+    /// `200` with a list page of resources whose properties are `T`.
+    pub fn list<T: JsonSchema>() -> Self {
+        Self::List {
+            fields: schema::<T>(),
+        }
+    }
+
+    /// `200` with the JSON document `T`.
+    pub fn json<T: JsonSchema>() -> Self {
+        Self::Json {
+            status: 200,
+            body: schema::<T>(),
+        }
+    }
+}
+
+/// A query parameter an operation reads beside its list's.
+#[derive(Clone, Copy)]
+pub struct QueryParam {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub required: bool,
+    pub schema: SchemaFn,
+}
+
+/// `shop_subdomains`, which names the storefronts a token bound to no account reads.
+pub const SHOP_SUBDOMAINS: QueryParam = QueryParam {
+    name: "shop_subdomains",
+    description: "The shops whose catalog a token bound to no account reads, \
+                  comma-separated; required for such tokens",
+    required: false,
+    schema: schema::<String>(),
+};
+
+/// One operation of the API as the document describes it.
+pub struct Op {
+    pub(super) summary: &'static str,
+    pub(super) answer: Answer,
+    pub(super) access: Access,
+    pub(super) list: Option<&'static ListSpec>,
+    pub(super) query: Vec<QueryParam>,
+    pub(super) body: Option<Body>,
+    pub(super) conditional: bool,
+}
+
+impl Op {
+    /// An operation that needs a token (narrow it with [`Op::scope`]).
+    pub fn new(summary: &'static str, answer: Answer) -> Self {
+        Self {
+            summary,
+            answer,
+            access: Access::Token,
+            list: None,
+            query: Vec::new(),
+            body: None,
+            conditional: false,
+        }
+    }
+
+    /// Needs a token holding `scope`.
+    pub fn scope(self, scope: Scope) -> Self {
+        self.any_scope(&[scope])
+    }
+
+    /// Needs a token holding one of `scopes`.
+    pub fn any_scope(mut self, scopes: &[Scope]) -> Self {
+        self.access = Access::AnyOf(scopes.to_vec());
+        self
+    }
+
+    /// Open to anyone.
+    pub fn anonymous(mut self) -> Self {
+        self.access = Access::Anonymous;
+        self
+    }
+
+    /// Called by an OAuth client authenticating itself.
+    pub fn client(mut self) -> Self {
+        self.access = Access::Client;
+        self
+    }
+
+    /// Reads the paging, sorting and filters of `spec`.
+    pub fn list(mut self, spec: &'static ListSpec) -> Self {
+        self.list = Some(spec);
+        self
+    }
+
+    /// Also reads `param` from the query string.
+    pub fn query(mut self, param: QueryParam) -> Self {
+        self.query.push(param);
+        self
+    }
+
+    /// Takes a JSON body described by `T`.
+    pub fn json_body<T: JsonSchema>(mut self) -> Self {
+        self.body = Some(Body::Json(schema::<T>()));
+        self
+    }
+
+    /// Takes an `application/x-www-form-urlencoded` body described by `T`.
+    pub fn form_body<T: JsonSchema>(mut self) -> Self {
+        self.body = Some(Body::Form(schema::<T>()));
+        self
+    }
+
+    /// Honours `If-Match` (a stale ETag is answered 412).
+    pub fn if_match(mut self) -> Self {
+        self.conditional = true;
+        self
+    }
+}

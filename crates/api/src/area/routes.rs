@@ -71,6 +71,17 @@ impl Routes {
         self.add(Method::DELETE, path, delete(handler), op)
     }
 
+    /// Describes a route another crate's router serves (the authorization service's),
+    /// at its full path.
+    pub fn served_elsewhere(&mut self, method: Method, path: &str, op: Op) -> &mut Self {
+        self.documented.push(Documented {
+            method,
+            path: path.to_owned(),
+            op,
+        });
+        self
+    }
+
     /// Routes without a description, merged as they are.
     pub fn undocumented(&mut self, router: Router<AppState>) {
         self.undocumented.push(router);

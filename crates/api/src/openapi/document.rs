@@ -53,17 +53,21 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
     // A request type may be described differently from the same type in an answer (a
     // field with a default is optional to send but always present in answers): such a
     // request schema is kept apart, under `<Name>Input`.
-    let mut renames = Vec::new();
-    for (name, schema) in requests.take_definitions(true) {
-        match schemas.get(&name) {
-            Some(existing) if *existing != schema => {
-                let input = format!("{name}Input");
-                renames.push((format!("{SCHEMAS}{name}"), format!("{SCHEMAS}{input}")));
-                schemas.insert(input, schema);
+    let request_schemas = requests.take_definitions(true);
+    let renames: Vec<(String, String)> = request_schemas
+        .iter()
+        .filter(|(name, schema)| schemas.get(*name).is_some_and(|s| s != *schema))
+        .map(|(name, _)| (format!("{SCHEMAS}{name}"), format!("{SCHEMAS}{name}Input")))
+        .collect();
+    for (name, mut schema) in request_schemas {
+        rename_refs(&mut schema, &renames);
+        let from = format!("{SCHEMAS}{name}");
+        match renames.iter().find(|(r, _)| *r == from) {
+            Some((_, to)) => {
+                schemas.insert(to.trim_start_matches(SCHEMAS).to_owned(), schema);
             }
-            Some(_) => {}
             None => {
-                schemas.insert(name, schema);
+                schemas.entry(name).or_insert(schema);
             }
         }
     }
@@ -76,12 +80,6 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
     {
         if let Some(body) = operation.get_mut("requestBody") {
             rename_refs(body, &renames);
-        }
-    }
-    for (_, to) in &renames {
-        let name = to.trim_start_matches(SCHEMAS).to_owned();
-        if let Some(schema) = document["components"]["schemas"].get_mut(&name) {
-            rename_refs(schema, &renames);
         }
     }
     document

@@ -43,7 +43,8 @@ pub fn router(state: AppState) -> Router {
     ops::api_routes(&mut api, config);
     let document = Arc::new(OnceLock::new());
     let mut outside = Routes::new("");
-    docs::routes(&mut outside);
+    let rel_operations = docs::RelOperations::default();
+    docs::routes(&mut outside, rel_operations.clone());
     assets::area::file_routes(&mut outside);
     ops::routes(&mut outside, config);
     outside.get(
@@ -63,6 +64,22 @@ pub fn router(state: AppState) -> Router {
     documented.extend(described);
     let text = serde_json::to_vec(&openapi::document(&documented, state.urls.public()))
         .expect("the document serialises");
+    let by_rel = documented
+        .iter()
+        .flat_map(|route| {
+            let name = format!("{} {}", route.method, route.path);
+            let href =
+                openapi::operation_url(state.urls.public(), route.method.as_str(), &route.path);
+            route
+                .op
+                .rels()
+                .iter()
+                .map(move |rel| (rel.rel(), (name.clone(), href.clone())))
+        })
+        .collect();
+    rel_operations
+        .set(by_rel)
+        .expect("the rels' operations are found once");
     if let Some(observer) = &config.observer {
         observer.document(&openapi::document(&documented, state.urls.public()));
     }

@@ -131,6 +131,10 @@ fn operation(
         "responses": responses(route, answers),
         "security": security(&op.access),
     });
+    if !op.rels.is_empty() {
+        let rels: Vec<String> = op.rels.iter().map(|r| r.rel()).collect();
+        operation["x-rels"] = json!(rels);
+    }
     if let Some(body) = op.body {
         let (media, schema) = match body {
             Body::Json(schema) => ("application/json", schema(requests)),
@@ -142,6 +146,19 @@ fn operation(
         });
     }
     operation
+}
+
+/// Where an operation is described: `{public_url}/openapi.json#/paths/…/{method}`.
+pub fn operation_url(public_url: &str, method: &str, path: &str) -> String {
+    let pointer = path
+        .replace('~', "~0")
+        .replace('/', "~1")
+        .replace('{', "%7B")
+        .replace('}', "%7D");
+    format!(
+        "{public_url}/openapi.json#/paths/{pointer}/{}",
+        method.to_ascii_lowercase()
+    )
 }
 
 /// `get_v2_products_id` for `GET /v2/products/{id}`: unique, since method and path are.

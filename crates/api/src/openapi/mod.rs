@@ -5,5 +5,5 @@
 mod document;
 mod operation;
 
-pub use document::document;
+pub use document::{document, operation_url};
 pub use operation::{Access, Answer, Body, Op, QueryParam, SHOP_SUBDOMAINS, SchemaFn, schema};

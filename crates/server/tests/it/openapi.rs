@@ -17,6 +17,7 @@ const OPENAPI_3_1_SCHEMA: &str = include_str!("openapi/oas-3.1-schema.json");
 on_both_backends!(
     the_document_is_valid_openapi_3_1,
     every_documented_operation_is_served,
+    every_rel_page_links_to_its_operation,
 );
 
 async fn document(s: &TestServer) -> Value {
@@ -142,4 +143,74 @@ fn filled(template: &str) -> String {
         )
         .collect::<Vec<_>>()
         .join("/")
+}
+
+/// Every link relation the docs list leads to exactly one operation, with the rel's
+/// method, and its docs page links to where the document describes that operation.
+async fn every_rel_page_links_to_its_operation(s: TestServer) {
+    let document = document(&s).await;
+    let mut operation_of = std::collections::HashMap::new();
+    for (method, path, operation) in operations(&document) {
+        for rel in operation["x-rels"].as_array().into_iter().flatten() {
+            let rel = rel.as_str().unwrap().to_owned();
+            let earlier = operation_of.insert(rel.clone(), (method.clone(), path.clone()));
+            assert!(
+                earlier.is_none(),
+                "{rel} leads to {earlier:?} and to {method} {path}"
+            );
+        }
+    }
+    let docs = format!("{}/docs/rels", s.url);
+    let index = page(&s, &docs).await;
+    let namespaces = hrefs_under(&index, &format!("{docs}/"));
+    assert!(namespaces.len() > 5, "the index lists the namespaces");
+    let mut rels = 0;
+    for namespace in namespaces {
+        let listing = page(&s, &namespace).await;
+        for rel_page in hrefs_under(&listing, &format!("{namespace}/")) {
+            rels += 1;
+            let rel = rel_page
+                .strip_prefix(&format!("{docs}/"))
+                .unwrap()
+                .replacen('/', ":", 1);
+            let (method, path) = operation_of
+                .get(&rel)
+                .unwrap_or_else(|| panic!("no operation declares {rel}"));
+            let html = page(&s, &rel_page).await;
+            assert!(
+                html.contains(&format!("<code>{}</code>", method.to_ascii_uppercase())),
+                "{rel}: the rel's method is its operation's ({method})"
+            );
+            let pointer = path
+                .replace('~', "~0")
+                .replace('/', "~1")
+                .replace('{', "%7B")
+                .replace('}', "%7D");
+            let described = format!("{}/openapi.json#/paths/{pointer}/{method}", s.url);
+            assert!(
+                html.contains(&format!("href=\"{described}\"")),
+                "{rel}: its page links to {described}"
+            );
+        }
+    }
+    assert_eq!(rels, operation_of.len(), "every declared rel is documented");
+}
+
+async fn page(s: &TestServer, url: &str) -> String {
+    let response = s.client.get(url).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK, "{url}");
+    response.text().await.unwrap()
+}
+
+/// The distinct `href`s of a page that continue `prefix` by one path segment.
+fn hrefs_under(html: &str, prefix: &str) -> BTreeSet<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|href| {
+            href.strip_prefix(prefix)
+                .is_some_and(|tail| !tail.is_empty() && !tail.contains('/'))
+        })
+        .map(str::to_owned)
+        .collect()
 }

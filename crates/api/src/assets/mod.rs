@@ -9,17 +9,16 @@ pub mod area;
 pub mod rels;
 mod representation;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, Multipart, Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use base64::Engine;
 use domain::text::TextKind;
 use domain::{Scope, limits};
 use imagesize::ImageType;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use services::Actor;
@@ -37,7 +36,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
-pub use representation::asset_resource;
+pub use representation::{AssetFields, asset_resource};
 
 pub static ASSET_LIST: ListSpec = ListSpec {
     name: "assets",
@@ -51,8 +50,6 @@ pub static ASSET_LIST: ListSpec = ListSpec {
 pub fn upload_body_limit(max_asset_bytes: usize) -> usize {
     max_asset_bytes / 3 * 4 + 64 * 1024
 }
-
-
 
 async fn list(
     State(state): State<AppState>,
@@ -88,8 +85,9 @@ async fn show(
 }
 
 /// An upload as JSON.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct EncodedUpload {
+    /// The name to store (default `image.` and the extension of the image's type).
     #[serde(default)]
     file_name: Option<String>,
     /// Base64 (standard alphabet), optionally as a `data:` URL.

@@ -6,8 +6,8 @@ use axum::response::{IntoResponse, Response};
 
 use crate::area::{Path, Routes};
 use crate::kernel::error::ApiError;
-use crate::openapi::{Answer, Op};
 use crate::kernel::state::AppState;
+use crate::openapi::{Answer, Op};
 use crate::rels::REGISTRY;
 
 pub const RELS: Path = Path::new("/docs/rels");

@@ -6,7 +6,7 @@ use axum::routing::get;
 use domain::{Role, Scope};
 
 use super::{APP_LIST, TOKEN_LIST};
-use crate::area::{Access, Area, Path, Routes, RootLink};
+use crate::area::{Access, Area, Path, RootLink, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::rels;
 

@@ -20,9 +20,7 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
     let mut paths = Map::new();
     for route in routes {
         let operation = operation(route, &mut answers, &mut requests);
-        let item = paths
-            .entry(route.path.clone())
-            .or_insert_with(|| json!({}));
+        let item = paths.entry(route.path.clone()).or_insert_with(|| json!({}));
         item[route.method.as_str().to_ascii_lowercase()] = operation;
     }
     let mut schemas = base_schemas();
@@ -45,7 +43,7 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
             "responses": {
                 "Error": {
                     "description": "An error: its code and message, or the invalid fields",
-                    "content": { "application/json": { "schema": { "$ref": format!("{SCHEMAS}Error") } } },
+                    "content": hal_media(json!({ "$ref": format!("{SCHEMAS}Error") })),
                 },
             },
         },
@@ -76,7 +74,11 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
         .as_object_mut()
         .into_iter()
         .flat_map(|paths| paths.values_mut())
-        .flat_map(|item| item.as_object_mut().into_iter().flat_map(|m| m.values_mut()))
+        .flat_map(|item| {
+            item.as_object_mut()
+                .into_iter()
+                .flat_map(|m| m.values_mut())
+        })
     {
         if let Some(body) = operation.get_mut("requestBody") {
             rename_refs(body, &renames);
@@ -243,7 +245,7 @@ pub fn path_variables(path: &str) -> Vec<&str> {
 
 fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
     let error = json!({ "$ref": "#/components/responses/Error" });
-    let hal = |schema: Value| json!({ "application/hal+json": { "schema": schema } });
+    let hal = hal_media;
     let (status, success) = match route.op.answer {
         Answer::Resource { status, fields } => (
             status,
@@ -267,7 +269,7 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
         ),
         Answer::Text => (
             200,
-            json!({ "description": "Text", "content": { "text/plain": { "schema": { "type": "string" } } } }),
+            json!({ "description": "Metrics", "content": { "application/openmetrics-text": { "schema": { "type": "string" } } } }),
         ),
         Answer::File => (
             200,
@@ -299,6 +301,15 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
     responses.insert("4XX".into(), error.clone());
     responses.insert("5XX".into(), error);
     Value::Object(responses)
+}
+
+/// HAL documents (errors included) are sent as `application/json`, which every client
+/// reads, or as `application/hal+json` to a client that asks for it (`Accept`).
+fn hal_media(schema: Value) -> Value {
+    json!({
+        "application/json": { "schema": schema },
+        "application/hal+json": { "schema": schema },
+    })
 }
 
 /// A HAL resource whose own properties are `fields`, and nothing else.

@@ -5,5 +5,5 @@
 mod document;
 mod operation;
 
-pub use document::{document, operation_id, path_variables};
+pub use document::document;
 pub use operation::{Access, Answer, Body, Op, QueryParam, SHOP_SUBDOMAINS, SchemaFn, schema};

@@ -5,7 +5,7 @@ use domain::Scope;
 use services::product_types::input::{NewProductType, ProductTypeChanges};
 
 use super::PRODUCT_TYPE_LIST;
-use crate::area::{Area, Path, Routes, RootLink};
+use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
 use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;

@@ -15,6 +15,9 @@ use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
+/// The scopes [`CatalogView::resolve`] accepts (either of them), for the OpenAPI document.
+pub const READ_SCOPES: &[Scope] = &[Scope::ProductsRead, Scope::Public];
+
 pub enum CatalogView {
     Admin(Tenant),
     Public {

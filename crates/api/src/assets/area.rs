@@ -1,15 +1,17 @@
 //! The images area as the toolkit gathers it: paths, routes, URL builders. (Image files
 //! themselves are served outside `/v2`, by `file_routes`.)
 
-use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
+use axum::http::Method;
+use axum::routing::post;
+use domain::Scope;
 
-use super::upload_body_limit;
+use super::{ASSET_LIST, upload_body_limit};
 use crate::area::{Area, Path, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::catalog;
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
-use crate::openapi::{Answer, Op};
+use crate::openapi::{Answer, Op, SHOP_SUBDOMAINS};
 
 pub const ASSETS: Path = Path::new("/products/{id}/assets");
 pub const ASSET: Path = Path::new("/products/{id}/assets/{asset_id}");
@@ -21,17 +23,43 @@ pub static AREA: Area = Area {
 };
 
 fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(config: &ApiConfig) -> Router<AppState> {
+    type Fields = super::AssetFields<'static>;
     let upload_limit = DefaultBodyLimit::max(upload_body_limit(config.max_asset_bytes));
-    Router::new()
-        .route(
-            ASSETS.pattern(),
-            get(super::list).post(super::upload).layer(upload_limit),
+    routes
+        .get(
+            ASSETS,
+            super::list,
+            Op::new("List a product's images", Answer::list::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .list(&ASSET_LIST)
+                .query(SHOP_SUBDOMAINS),
         )
-        .route(ASSET.pattern(), get(super::show).delete(super::delete))
+        // The JSON form is described; `multipart/form-data` with a `file` part is taken too.
+        .add(
+            Method::POST,
+            ASSETS,
+            post(super::upload).layer(upload_limit),
+            Op::new(
+                "Upload an image of a product (JPEG, PNG, GIF or WebP)",
+                Answer::created::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<super::EncodedUpload>(),
+        )
+        .get(
+            ASSET,
+            super::show,
+            Op::new("Show an image", Answer::resource::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .query(SHOP_SUBDOMAINS),
+        )
+        .delete(
+            ASSET,
+            super::delete,
+            Op::new("Delete an image", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .if_match(),
+        );
 }
 
 /// Where an image's bytes are served from, outside the API's versions.

@@ -18,6 +18,7 @@ use base64::Engine;
 use domain::text::TextKind;
 use domain::{Scope, limits};
 use imagesize::ImageType;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use services::Actor;
@@ -35,7 +36,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
-pub use representation::asset_resource;
+pub use representation::{AssetFields, asset_resource};
 
 pub static ASSET_LIST: ListSpec = ListSpec {
     name: "assets",
@@ -84,8 +85,9 @@ async fn show(
 }
 
 /// An upload as JSON.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 struct EncodedUpload {
+    /// The name to store (default `image.` and the extension of the image's type).
     #[serde(default)]
     file_name: Option<String>,
     /// Base64 (standard alphabet), optionally as a `data:` URL.

@@ -2,6 +2,7 @@
 
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::Tenant;
@@ -12,8 +13,8 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct AssetFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct AssetFields<'a> {
     id: i64,
     product_id: i64,
     file_name: &'a str,

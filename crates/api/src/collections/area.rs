@@ -1,14 +1,16 @@
 //! The collections area as the toolkit gathers it: paths, routes, root links, URL
 //! builders.
 
-use axum::Router;
-use axum::routing::{self, get};
+use domain::Scope;
+use services::collections::input::{CollectionChanges, NewCollection, NewMember, Reorder};
 
 use super::{COLLECTION_LIST, MEMBER_LIST};
 use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
+use crate::products::ProductFields;
 use crate::rels;
 
 pub const COLLECTIONS: Path = Path::new("/collections");
@@ -38,24 +40,88 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(COLLECTIONS.pattern(), get(super::list).post(super::create))
-        .route(
-            COLLECTION.pattern(),
-            get(super::show).put(super::update).delete(super::remove),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::CollectionFields<'static>;
+    routes
+        .get(
+            COLLECTIONS,
+            super::list,
+            Op::new("List collections", Answer::list::<Fields>())
+                .scope(Scope::ProductsRead)
+                .list(&COLLECTION_LIST),
         )
-        .route(
-            MEMBERS.pattern(),
-            get(super::members)
-                .post(super::add_product)
-                .put(super::reorder),
+        .post(
+            COLLECTIONS,
+            super::create,
+            Op::new(
+                "Create a manual or smart collection",
+                Answer::created::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<NewCollection>(),
         )
-        .route(MEMBER.pattern(), routing::delete(super::remove_product))
+        .get(
+            COLLECTION,
+            super::show,
+            Op::new("Show a collection", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+        )
+        .put(
+            COLLECTION,
+            super::update,
+            Op::new("Update a collection", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<CollectionChanges>()
+                .if_match(),
+        )
+        .delete(
+            COLLECTION,
+            super::remove,
+            Op::new(
+                "Delete a collection (its products stay)",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        )
+        .get(
+            MEMBERS,
+            super::members,
+            Op::new(
+                "List a collection's products in its order",
+                Answer::list::<ProductFields<'static>>(),
+            )
+            .scope(Scope::ProductsRead)
+            .list(&MEMBER_LIST),
+        )
+        .post(
+            MEMBERS,
+            super::add_product,
+            Op::new(
+                "Add a product to a manual collection (the collection, embedding the product)",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<NewMember>(),
+        )
+        .put(
+            MEMBERS,
+            super::reorder,
+            Op::new(
+                "Move products of a manual collection before the others",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<Reorder>(),
+        )
+        .delete(
+            MEMBER,
+            super::remove_product,
+            Op::new(
+                "Take a product out of a manual collection (the collection, embedding the product)",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite),
+        );
 }
 
 impl Urls {

@@ -27,7 +27,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 use crate::products::product_resource;
 
-pub use representation::{collection_resource, membership_resource};
+pub use representation::{CollectionFields, collection_resource, membership_resource};
 
 pub static COLLECTION_LIST: ListSpec = ListSpec {
     name: "collections",

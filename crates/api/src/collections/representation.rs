@@ -3,6 +3,7 @@
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use services::collections::Membership;
@@ -15,8 +16,8 @@ use crate::kernel::urls::Urls;
 use crate::products::product_resource;
 use crate::rels;
 
-#[derive(Serialize)]
-struct CollectionFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct CollectionFields<'a> {
     id: i64,
     seller_id: i64,
     title: &'a str,

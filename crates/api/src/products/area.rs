@@ -1,13 +1,14 @@
 //! The products area as the toolkit gathers it: paths, routes, root links, URL builders.
 
-use axum::Router;
-use axum::routing::get;
+use domain::Scope;
+use services::products::input::{NewProduct, ProductChanges};
 
 use super::PRODUCT_LIST;
 use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op, SHOP_SUBDOMAINS};
 use crate::rels;
 
 pub const PRODUCTS: Path = Path::new("/products");
@@ -35,17 +36,51 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(PRODUCTS.pattern(), get(super::list).post(super::create))
-        .route(
-            PRODUCT.pattern(),
-            get(super::show).put(super::update).delete(super::delete),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::ProductFields<'static>;
+    routes
+        .get(
+            PRODUCTS,
+            super::list,
+            Op::new("List products", Answer::list::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .list(&PRODUCT_LIST),
         )
+        .post(
+            PRODUCTS,
+            super::create,
+            Op::new(
+                "Create a product with its variants",
+                Answer::created::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<NewProduct>(),
+        )
+        .get(
+            PRODUCT,
+            super::show,
+            Op::new("Show a product", Answer::resource::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .query(SHOP_SUBDOMAINS),
+        )
+        .put(
+            PRODUCT,
+            super::update,
+            Op::new("Update a product", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<ProductChanges>()
+                .if_match(),
+        )
+        .delete(
+            PRODUCT,
+            super::delete,
+            Op::new(
+                "Delete a product with its variants and images",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        );
 }
 
 impl Urls {

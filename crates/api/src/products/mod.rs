@@ -25,7 +25,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
-pub use representation::product_resource;
+pub use representation::{ProductFields, product_resource};
 
 pub static PRODUCT_LIST: ListSpec = ListSpec {
     name: "products",

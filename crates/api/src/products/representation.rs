@@ -3,6 +3,7 @@
 use domain::catalog::product::{ProductStatus, discount_percentage};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use services::products::Parts;
@@ -16,8 +17,8 @@ use crate::kernel::urls::Urls;
 use crate::rels;
 use crate::variants::variant_resource;
 
-#[derive(Serialize)]
-struct ProductFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct ProductFields<'a> {
     id: i64,
     seller_id: i64,
     title: &'a str,

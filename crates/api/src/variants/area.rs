@@ -1,11 +1,14 @@
 //! The variants area as the toolkit gathers it: paths, routes, URL builders.
 
-use axum::Router;
-use axum::routing::{get, post};
+use domain::Scope;
+use services::variants::input::{NewVariant, VariantChanges};
 
+use super::VARIANT_LIST;
 use crate::area::{Area, Path, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::catalog;
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op, SHOP_SUBDOMAINS};
 
 pub const VARIANTS: Path = Path::new("/products/{id}/variants");
 pub const VARIANT: Path = Path::new("/products/{id}/variants/{variant_id}");
@@ -18,18 +21,59 @@ pub static AREA: Area = Area {
     root_links: &[],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(VARIANTS.pattern(), get(super::list).post(super::create))
-        .route(
-            VARIANT.pattern(),
-            get(super::show).put(super::update).delete(super::delete),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::VariantFields<'static>;
+    routes
+        .get(
+            VARIANTS,
+            super::list,
+            Op::new("List a product's variants", Answer::list::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .list(&VARIANT_LIST)
+                .query(SHOP_SUBDOMAINS),
         )
-        .route(STOCK_ADJUSTMENTS.pattern(), post(super::adjust_stock))
+        .post(
+            VARIANTS,
+            super::create,
+            Op::new("Add a variant to a product", Answer::created::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<NewVariant>(),
+        )
+        .get(
+            VARIANT,
+            super::show,
+            Op::new("Show a variant", Answer::resource::<Fields>())
+                .any_scope(catalog::READ_SCOPES)
+                .query(SHOP_SUBDOMAINS),
+        )
+        .put(
+            VARIANT,
+            super::update,
+            Op::new("Update a variant", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<VariantChanges>()
+                .if_match(),
+        )
+        .delete(
+            VARIANT,
+            super::delete,
+            Op::new(
+                "Delete a variant (never a product's last)",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        )
+        .post(
+            STOCK_ADJUSTMENTS,
+            super::adjust_stock,
+            Op::new(
+                "Adjust a variant's stock in one atomic step",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<super::StockAdjustment>(),
+        );
 }
 
 impl Urls {

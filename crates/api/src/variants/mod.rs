@@ -8,6 +8,7 @@ mod representation;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use services::variants::input::{NewVariant, VariantChanges};
@@ -25,7 +26,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
-pub use representation::variant_resource;
+pub use representation::{VariantFields, variant_resource};
 
 pub static VARIANT_LIST: ListSpec = ListSpec {
     name: "variants",
@@ -117,8 +118,10 @@ async fn delete(
     ))
 }
 
-#[derive(Debug, Deserialize)]
+/// A change of stock.
+#[derive(Debug, Deserialize, JsonSchema)]
 struct StockAdjustment {
+    /// Added to the stock (negative to take).
     delta: i64,
 }
 

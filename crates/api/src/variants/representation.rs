@@ -3,6 +3,7 @@
 use domain::catalog::product::discount_percentage;
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use storage::Tenant;
@@ -13,12 +14,13 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct VariantFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct VariantFields<'a> {
     id: i64,
     product_id: i64,
     sku: Option<&'a str>,
     title: &'a str,
+    #[schemars(with = "std::collections::BTreeMap<String, String>")]
     options: &'a Map<String, Value>,
     price: i64,
     price_comparison: Option<i64>,

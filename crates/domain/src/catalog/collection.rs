@@ -97,7 +97,7 @@ impl RuleField {
 }
 
 /// One condition of a smart collection, e.g. `{"field":"tag","relation":"equals","value":"sale"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rule {
     pub field: RuleField,
     pub relation: Relation,

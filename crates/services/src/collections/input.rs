@@ -3,6 +3,7 @@
 use domain::catalog::collection::{CollectionKind, Rule, RuleMatch, SortOrder, check_rules};
 use domain::catalog::product::validate_slug;
 use domain::{FieldErrors, Patch, limits, validation};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use storage::collections::CollectionData;
 
@@ -13,7 +14,7 @@ const DESCRIPTION_MAX: usize = 65_536;
 /// The most products one reorder may name.
 const REORDER_MAX: usize = 1000;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewCollection {
     title: String,
     #[serde(default)]
@@ -59,7 +60,7 @@ impl NewCollection {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct CollectionChanges {
     #[serde(default)]
     title: Patch<String>,
@@ -75,7 +76,9 @@ pub struct CollectionChanges {
     rule_match: Patch<RuleMatch>,
     #[serde(default)]
     sort_order: Patch<SortOrder>,
+    /// Refused: a collection stays with its seller.
     #[serde(default)]
+    #[schemars(skip)]
     seller_id: Patch<i64>,
 }
 
@@ -144,7 +147,7 @@ fn check(data: &CollectionData, errors: &mut FieldErrors) {
 }
 
 /// A product to add to a manual collection, at a position or after the others.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewMember {
     pub product_id: i64,
     #[serde(default)]
@@ -165,7 +168,7 @@ impl NewMember {
 }
 
 /// The products to move, in that order, before a manual collection's other members.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct Reorder {
     product_ids: Vec<i64>,
 }

@@ -6,6 +6,7 @@ use domain::catalog::attributes;
 use domain::catalog::product::{ProductStatus, amount, normalize_tags, validate_slug};
 use domain::validation;
 use domain::{FieldErrors, Patch};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use storage::products::ProductData;
@@ -22,7 +23,7 @@ const VENDOR_MAX: usize = 255;
 const TYPE_NAME_MAX: usize = 255;
 const IDS_MAX: usize = 250;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewProduct {
     title: String,
     #[serde(default)]
@@ -155,7 +156,7 @@ impl NewProduct {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct ProductChanges {
     #[serde(default)]
     title: Patch<String>,
@@ -187,9 +188,13 @@ pub struct ProductChanges {
     all_shops: Patch<bool>,
     #[serde(default)]
     collection_ids: Patch<Vec<i64>>,
+    /// Refused: variants change through their own links.
     #[serde(default)]
+    #[schemars(skip)]
     variants: Patch<Value>,
+    /// Refused: a product stays with its seller.
     #[serde(default)]
+    #[schemars(skip)]
     seller_id: Patch<i64>,
 }
 

@@ -1,7 +1,10 @@
 //! What a client may send to create or change a variant, and the rules it must meet.
 
+use std::collections::BTreeMap;
+
 use domain::catalog::product::amount;
 use domain::{FieldErrors, Patch, limits, validation};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use storage::variants::VariantData;
@@ -14,13 +17,15 @@ const OPTION_MAX: usize = 255;
 const IMAGES_MAX: usize = 50;
 pub const DEFAULT_TITLE: &str = "Default";
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct NewVariant {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
     sku: Option<String>,
+    /// Option names and their values, e.g. `{"size": "M"}`.
     #[serde(default)]
+    #[schemars(with = "Option<BTreeMap<String, String>>")]
     options: Option<Map<String, Value>>,
     #[serde(default)]
     price: Option<i64>,
@@ -79,13 +84,14 @@ impl NewVariant {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct VariantChanges {
     #[serde(default)]
     title: Patch<String>,
     #[serde(default)]
     sku: Patch<String>,
     #[serde(default)]
+    #[schemars(with = "Patch<BTreeMap<String, String>>")]
     options: Patch<Map<String, Value>>,
     #[serde(default)]
     price: Patch<i64>,

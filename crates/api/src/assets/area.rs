@@ -12,6 +12,7 @@ use crate::catalog;
 use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
 use crate::openapi::{Answer, Op, SHOP_SUBDOMAINS};
+use crate::rels;
 
 pub const ASSETS: Path = Path::new("/products/{id}/assets");
 pub const ASSET: Path = Path::new("/products/{id}/assets/{asset_id}");
@@ -32,7 +33,8 @@ fn routes(routes: &mut Routes, config: &ApiConfig) {
             Op::new("List a product's images", Answer::list::<Fields>())
                 .any_scope(catalog::READ_SCOPES)
                 .list(&ASSET_LIST)
-                .query(SHOP_SUBDOMAINS),
+                .query(SHOP_SUBDOMAINS)
+                .rel(&rels::PRODUCTS_ASSETS),
         )
         // The JSON form is described; `multipart/form-data` with a `file` part is taken too.
         .add(
@@ -44,7 +46,8 @@ fn routes(routes: &mut Routes, config: &ApiConfig) {
                 Answer::created::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<super::EncodedUpload>(),
+            .json_body::<super::EncodedUpload>()
+            .rel(&rels::PRODUCTS_CREATE_ASSET),
         )
         .get(
             ASSET,
@@ -58,7 +61,8 @@ fn routes(routes: &mut Routes, config: &ApiConfig) {
             super::delete,
             Op::new("Delete an image", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
-                .if_match(),
+                .if_match()
+                .rel(&rels::PRODUCTS_DELETE_ASSET),
         );
 }
 

@@ -48,7 +48,9 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List collections", Answer::list::<Fields>())
                 .scope(Scope::ProductsRead)
-                .list(&COLLECTION_LIST),
+                .list(&COLLECTION_LIST)
+                .rel(&rels::COLLECTIONS_COLLECTIONS)
+                .rel(&rels::PRODUCTS_COLLECTIONS),
         )
         .post(
             COLLECTIONS,
@@ -58,12 +60,15 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<NewCollection>(),
+            .json_body::<NewCollection>()
+            .rel(&rels::COLLECTIONS_CREATE_COLLECTION),
         )
         .get(
             COLLECTION,
             super::show,
-            Op::new("Show a collection", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+            Op::new("Show a collection", Answer::resource::<Fields>())
+                .scope(Scope::ProductsRead)
+                .rel(&rels::COLLECTIONS_COLLECTION),
         )
         .put(
             COLLECTION,
@@ -71,7 +76,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Update a collection", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
                 .json_body::<CollectionChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::COLLECTIONS_UPDATE),
         )
         .delete(
             COLLECTION,
@@ -81,7 +87,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::COLLECTIONS_DELETE),
         )
         .get(
             MEMBERS,
@@ -91,7 +98,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::list::<ProductFields<'static>>(),
             )
             .scope(Scope::ProductsRead)
-            .list(&MEMBER_LIST),
+            .list(&MEMBER_LIST)
+            .rel(&rels::COLLECTIONS_PRODUCTS),
         )
         .post(
             MEMBERS,
@@ -101,7 +109,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<NewMember>(),
+            .json_body::<NewMember>()
+            .rel(&rels::COLLECTIONS_ADD_PRODUCT),
         )
         .put(
             MEMBERS,
@@ -111,7 +120,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<Reorder>(),
+            .json_body::<Reorder>()
+            .rel(&rels::COLLECTIONS_REORDER_PRODUCTS),
         )
         .delete(
             MEMBER,
@@ -120,7 +130,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "Take a product out of a manual collection (the collection, embedding the product)",
                 Answer::resource::<Fields>(),
             )
-            .scope(Scope::ProductsWrite),
+            .scope(Scope::ProductsWrite)
+            .rel(&rels::COLLECTIONS_REMOVE_PRODUCT),
         );
 }
 

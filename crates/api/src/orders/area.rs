@@ -50,45 +50,58 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List orders, newest first", Answer::list::<Fields>())
                 .scope(Scope::OrdersRead)
-                .list(&ORDER_LIST),
+                .list(&ORDER_LIST)
+                .rel(&rels::ORDERS_ORDERS),
         )
         .get(
             ORDER,
             super::show,
-            Op::new("Show an order", Answer::resource::<Fields>()).scope(Scope::OrdersRead),
+            Op::new("Show an order", Answer::resource::<Fields>())
+                .scope(Scope::OrdersRead)
+                .rel(&rels::ORDERS_ORDER),
         )
         .put(
             ORDER,
             super::update,
-            write("Update an order").json_body::<OrderChanges>(),
+            write("Update an order")
+                .json_body::<OrderChanges>()
+                .rel(&rels::ORDERS_UPDATE),
         )
-        .delete(ORDER, super::delete, write("Delete an order in checkout"))
+        .delete(
+            ORDER,
+            super::delete,
+            write("Delete an order in checkout").rel(&rels::ORDERS_DELETE),
+        )
         .put(
             PLACE,
             super::place,
-            write("Place an order (checkout → placed)"),
+            write("Place an order (checkout → placed)").rel(&rels::ORDERS_PLACE),
         )
         .put(
             CLOSE,
             super::close,
-            write("Close an order (placed → closed)"),
+            write("Close an order (placed → closed)").rel(&rels::ORDERS_CLOSE),
         )
         .put(
             SHIP,
             super::ship,
-            write("Ship an order (closed → shipped)").json_body::<ShipInput>(),
+            write("Ship an order (closed → shipped)")
+                .json_body::<ShipInput>()
+                .rel(&rels::ORDERS_SHIP),
         )
         .put(
             CANCEL,
             super::cancel,
-            write("Cancel an order (checkout, placed or closed → cancelled)"),
+            write("Cancel an order (checkout, placed or closed → cancelled)")
+                .rel(&rels::ORDERS_CANCEL),
         )
         .post(
             SHOP_ORDERS,
             super::create,
             Op::new("Create an order in a shop", Answer::created::<Fields>())
                 .scope(Scope::OrdersWrite)
-                .json_body::<NewOrder>(),
+                .json_body::<NewOrder>()
+                .rel(&rels::ORDERS_CREATE_ORDER),
         );
 }
 

@@ -49,19 +49,23 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List price lists", Answer::list::<Fields>())
                 .scope(Scope::ProductsRead)
-                .list(&PRICE_LIST_LIST),
+                .list(&PRICE_LIST_LIST)
+                .rel(&rels::PRICE_LISTS_PRICE_LISTS),
         )
         .post(
             PRICE_LISTS,
             super::create,
             Op::new("Create a price list", Answer::created::<Fields>())
                 .scope(Scope::ProductsWrite)
-                .json_body::<NewPriceList>(),
+                .json_body::<NewPriceList>()
+                .rel(&rels::PRICE_LISTS_CREATE_PRICE_LIST),
         )
         .get(
             PRICE_LIST,
             super::show,
-            Op::new("Show a price list", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+            Op::new("Show a price list", Answer::resource::<Fields>())
+                .scope(Scope::ProductsRead)
+                .rel(&rels::PRICE_LISTS_PRICE_LIST),
         )
         .put(
             PRICE_LIST,
@@ -69,7 +73,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Update a price list", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
                 .json_body::<PriceListChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::PRICE_LISTS_UPDATE),
         )
         .delete(
             PRICE_LIST,
@@ -79,14 +84,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::PRICE_LISTS_DELETE),
         )
         .get(
             ITEMS,
             items::list,
             Op::new("List a price list's items", Answer::list::<ItemFields>())
                 .scope(Scope::ProductsRead)
-                .list(&ITEM_LIST),
+                .list(&ITEM_LIST)
+                .rel(&rels::PRICE_LISTS_ITEMS),
         )
         .put(
             ITEMS,
@@ -97,7 +104,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             )
             .scope(Scope::ProductsWrite)
             .json_body::<ItemBatch>()
-            .if_match(),
+            .if_match()
+            .rel(&rels::PRICE_LISTS_UPSERT_ITEMS),
         )
         .get(
             ITEM,
@@ -113,7 +121,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<ItemFields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::PRICE_LISTS_DELETE_ITEM),
         )
         .get(
             PRICES,
@@ -127,7 +136,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             .query(prices::QUANTITY)
             .query(prices::CURRENCY_CODE)
             .query(prices::CONTACT_ID)
-            .query(prices::AT),
+            .query(prices::AT)
+            .rel(&rels::PRICE_LISTS_PRICES),
         );
 }
 

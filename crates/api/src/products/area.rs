@@ -44,7 +44,9 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List products", Answer::list::<Fields>())
                 .any_scope(catalog::READ_SCOPES)
-                .list(&PRODUCT_LIST),
+                .list(&PRODUCT_LIST)
+                .rel(&rels::PRODUCTS_PRODUCTS)
+                .rel(&rels::PRODUCT_TYPES_PRODUCTS),
         )
         .post(
             PRODUCTS,
@@ -54,14 +56,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<NewProduct>(),
+            .json_body::<NewProduct>()
+            .rel(&rels::PRODUCTS_CREATE_PRODUCT),
         )
         .get(
             PRODUCT,
             super::show,
             Op::new("Show a product", Answer::resource::<Fields>())
                 .any_scope(catalog::READ_SCOPES)
-                .query(SHOP_SUBDOMAINS),
+                .query(SHOP_SUBDOMAINS)
+                .rel(&rels::PRODUCTS_PRODUCT),
         )
         .put(
             PRODUCT,
@@ -69,7 +73,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Update a product", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
                 .json_body::<ProductChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::PRODUCTS_UPDATE),
         )
         .delete(
             PRODUCT,
@@ -79,7 +84,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::PRODUCTS_DELETE),
         );
 }
 

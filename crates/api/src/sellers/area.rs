@@ -37,12 +37,15 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List sellers", Answer::list::<Fields>())
                 .scope(Scope::SellersRead)
-                .list(&SELLER_LIST),
+                .list(&SELLER_LIST)
+                .rel(&rels::SELLERS_SELLERS),
         )
         .get(
             SELLER,
             super::show,
-            Op::new("Show a seller", Answer::resource::<Fields>()).scope(Scope::SellersRead),
+            Op::new("Show a seller", Answer::resource::<Fields>())
+                .scope(Scope::SellersRead)
+                .rel(&rels::SELLERS_SELLER),
         );
 }
 

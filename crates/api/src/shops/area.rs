@@ -40,12 +40,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List shops", Answer::list::<Fields>())
                 .scope(Scope::ShopsRead)
-                .list(&SHOP_LIST),
+                .list(&SHOP_LIST)
+                .rel(&rels::SHOPS_SHOPS)
+                .rel(&rels::SELLERS_SHOPS),
         )
         .get(
             SHOP,
             super::show,
-            Op::new("Show a shop", Answer::resource::<Fields>()).scope(Scope::ShopsRead),
+            Op::new("Show a shop", Answer::resource::<Fields>())
+                .scope(Scope::ShopsRead)
+                .rel(&rels::SHOPS_SHOP),
         )
         .put(
             SHOP,
@@ -53,14 +57,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Change a shop's settings", Answer::resource::<Fields>())
                 .scope(Scope::ShopsWrite)
                 .json_body::<ShopChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::SHOPS_UPDATE),
         )
         .post(
             SELLER_SHOPS,
             super::create,
             Op::new("Create a shop for a seller", Answer::created::<Fields>())
                 .scope(Scope::ShopsWrite)
-                .json_body::<NewShop>(),
+                .json_body::<NewShop>()
+                .rel(&rels::SHOPS_CREATE_SHOP),
         );
 }
 

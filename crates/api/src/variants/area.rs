@@ -9,6 +9,7 @@ use crate::catalog;
 use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
 use crate::openapi::{Answer, Op, SHOP_SUBDOMAINS};
+use crate::rels;
 
 pub const VARIANTS: Path = Path::new("/products/{id}/variants");
 pub const VARIANT: Path = Path::new("/products/{id}/variants/{variant_id}");
@@ -30,14 +31,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("List a product's variants", Answer::list::<Fields>())
                 .any_scope(catalog::READ_SCOPES)
                 .list(&VARIANT_LIST)
-                .query(SHOP_SUBDOMAINS),
+                .query(SHOP_SUBDOMAINS)
+                .rel(&rels::PRODUCTS_VARIANTS),
         )
         .post(
             VARIANTS,
             super::create,
             Op::new("Add a variant to a product", Answer::created::<Fields>())
                 .scope(Scope::ProductsWrite)
-                .json_body::<NewVariant>(),
+                .json_body::<NewVariant>()
+                .rel(&rels::PRODUCTS_CREATE_VARIANT),
         )
         .get(
             VARIANT,
@@ -52,7 +55,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Update a variant", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
                 .json_body::<VariantChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::VARIANTS_UPDATE),
         )
         .delete(
             VARIANT,
@@ -62,7 +66,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::VARIANTS_DELETE),
         )
         .post(
             STOCK_ADJUSTMENTS,
@@ -72,7 +77,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .json_body::<super::StockAdjustment>(),
+            .json_body::<super::StockAdjustment>()
+            .rel(&rels::VARIANTS_ADJUST_STOCK),
         );
 }
 

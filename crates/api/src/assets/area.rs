@@ -36,7 +36,6 @@ fn routes(routes: &mut Routes, config: &ApiConfig) {
                 .query(SHOP_SUBDOMAINS)
                 .rel(&rels::PRODUCTS_ASSETS),
         )
-        // The JSON form is described; `multipart/form-data` with a `file` part is taken too.
         .add(
             Method::POST,
             ASSETS,
@@ -47,6 +46,7 @@ fn routes(routes: &mut Routes, config: &ApiConfig) {
             )
             .scope(Scope::ProductsWrite)
             .json_body::<super::EncodedUpload>()
+            .multipart_body::<super::MultipartUpload>()
             .rel(&rels::PRODUCTS_CREATE_ASSET),
         )
         .get(

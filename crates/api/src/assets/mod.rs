@@ -149,6 +149,30 @@ async fn upload(
     ))
 }
 
+/// The parts of a `multipart/form-data` upload: one `file` part, whose file name names the
+/// image (read by `read_upload`, not by a derived type).
+pub struct MultipartUpload;
+
+impl schemars::JsonSchema for MultipartUpload {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MultipartUpload".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "required": ["file"],
+            "properties": {
+                "file": {
+                    "description": "The image (JPEG, PNG, GIF or WebP); its file name names it",
+                    "type": "string",
+                    "contentMediaType": "application/octet-stream",
+                },
+            },
+        })
+    }
+}
+
 /// Reads a JSON or multipart upload of at most about `limit` bytes.
 async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiResult<Upload> {
     let media = request

@@ -135,15 +135,17 @@ fn operation(
         let rels: Vec<String> = op.rels.iter().map(|r| r.rel()).collect();
         operation["x-rels"] = json!(rels);
     }
-    if let Some(body) = op.body {
-        let (media, schema) = match body {
-            Body::Json(schema) => ("application/json", schema(requests)),
-            Body::Form(schema) => ("application/x-www-form-urlencoded", schema(requests)),
-        };
-        operation["requestBody"] = json!({
-            "required": true,
-            "content": { media: { "schema": schema } },
-        });
+    if !op.bodies.is_empty() {
+        let mut content = Map::new();
+        for body in &op.bodies {
+            let (media, schema) = match *body {
+                Body::Json(schema) => ("application/json", schema(requests)),
+                Body::Form(schema) => ("application/x-www-form-urlencoded", schema(requests)),
+                Body::Multipart(schema) => ("multipart/form-data", schema(requests)),
+            };
+            content.insert(media.to_owned(), json!({ "schema": schema }));
+        }
+        operation["requestBody"] = json!({ "required": true, "content": content });
     }
     operation
 }

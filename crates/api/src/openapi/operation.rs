@@ -32,6 +32,8 @@ pub enum Access {
 pub enum Body {
     Json(SchemaFn),
     Form(SchemaFn),
+    /// `multipart/form-data`, its parts as the schema's properties.
+    Multipart(SchemaFn),
 }
 
 /// What a successful request answers.
@@ -111,7 +113,8 @@ pub struct Op {
     pub(super) access: Access,
     pub(super) list: Option<&'static ListSpec>,
     pub(super) query: Vec<QueryParam>,
-    pub(super) body: Option<Body>,
+    /// The bodies it takes, one per media type.
+    pub(super) bodies: Vec<Body>,
     pub(super) conditional: bool,
     /// The link relations whose links lead here.
     pub(super) rels: Vec<&'static hal::RelDef>,
@@ -126,7 +129,7 @@ impl Op {
             access: Access::Token,
             list: None,
             query: Vec::new(),
-            body: None,
+            bodies: Vec::new(),
             conditional: false,
             rels: Vec::new(),
         }
@@ -169,13 +172,19 @@ impl Op {
 
     /// Takes a JSON body described by `T`.
     pub fn json_body<T: JsonSchema>(mut self) -> Self {
-        self.body = Some(Body::Json(schema::<T>()));
+        self.bodies.push(Body::Json(schema::<T>()));
+        self
+    }
+
+    /// Also takes a `multipart/form-data` body whose parts `T` describes.
+    pub fn multipart_body<T: JsonSchema>(mut self) -> Self {
+        self.bodies.push(Body::Multipart(schema::<T>()));
         self
     }
 
     /// Takes an `application/x-www-form-urlencoded` body described by `T`.
     pub fn form_body<T: JsonSchema>(mut self) -> Self {
-        self.body = Some(Body::Form(schema::<T>()));
+        self.bodies.push(Body::Form(schema::<T>()));
         self
     }
 

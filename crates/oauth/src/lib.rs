@@ -12,6 +12,7 @@ mod issue;
 pub mod keys;
 mod pages;
 pub mod password;
+pub mod paths;
 pub mod personal_tokens;
 pub mod pkce;
 mod principal;

@@ -10,6 +10,7 @@ use domain::Scope;
 use serde_json::json;
 
 use crate::grant::GrantType;
+use crate::paths;
 use crate::service::AuthService;
 
 pub async fn metadata(State(auth): State<Arc<AuthService>>) -> Response {
@@ -17,10 +18,10 @@ pub async fn metadata(State(auth): State<Arc<AuthService>>) -> Response {
     let client_auth = ["client_secret_basic", "client_secret_post"];
     let body = json!({
         "issuer": issuer,
-        "authorization_endpoint": format!("{issuer}/oauth/authorize"),
-        "token_endpoint": format!("{issuer}/oauth/token"),
-        "revocation_endpoint": format!("{issuer}/oauth/revoke"),
-        "introspection_endpoint": format!("{issuer}/oauth/introspect"),
+        "authorization_endpoint": format!("{issuer}{}", paths::AUTHORIZE),
+        "token_endpoint": format!("{issuer}{}", paths::TOKEN),
+        "revocation_endpoint": format!("{issuer}{}", paths::REVOKE),
+        "introspection_endpoint": format!("{issuer}{}", paths::INTROSPECT),
         "response_types_supported": ["code", "token"],
         "response_modes_supported": ["query", "fragment"],
         "grant_types_supported": GrantType::ALL.iter().map(|g| g.as_str()).collect::<Vec<_>>(),

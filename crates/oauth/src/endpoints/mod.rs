@@ -14,6 +14,9 @@ use axum::Router;
 use axum::middleware::from_fn;
 use axum::routing::{get, post};
 
+pub use introspect::Introspection;
+pub use metadata::Metadata;
+
 use crate::service::AuthService;
 use crate::{control, pages, paths};
 

@@ -29,7 +29,7 @@ use crate::service::AuthService;
 
 const MAX_FORM_BYTES: usize = 16 * 1024;
 /// The grants a user may pick for an app (the password grant is an operator's decision).
-const OFFERED_GRANTS: [GrantType; 5] = [
+pub(crate) const OFFERED_GRANTS: [GrantType; 5] = [
     GrantType::AuthorizationCode,
     GrantType::RefreshToken,
     GrantType::Implicit,

@@ -16,6 +16,8 @@ pub(crate) mod html;
 pub mod login;
 mod session;
 
+pub use session::SESSION_COOKIE;
+
 /// Middleware of the pages: a query holding a control character is a 400 page.
 pub async fn guard(request: Request, next: Next) -> Response {
     if control::query_refused(&request) {

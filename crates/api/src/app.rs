@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
     let document = Arc::new(OnceLock::new());
     let mut outside = Routes::new("");
     docs::routes(&mut outside);
+    openapi::authorization::routes(&mut outside);
     assets::area::file_routes(&mut outside);
     ops::routes(&mut outside, config);
     outside.get(

@@ -8,9 +8,9 @@ use axum::Router;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
-use bytes::Bytes;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -20,15 +20,15 @@ use tower_http::trace::TraceLayer;
 use tracing::Span;
 
 use crate::area::{AREAS, Path, Routes};
-use crate::kernel::hal_response::JSON;
-use crate::openapi::{self, Answer, Op};
 use crate::kernel::error::ApiError;
+use crate::kernel::hal_response::JSON;
 use crate::kernel::request_id::RandomRequestId;
 use crate::kernel::state::AppState;
 use crate::kernel::{
-    auth, conditional, framework_errors, idempotency, metrics, query, query_count, rate_limit,
-    versioning,
+    auth, conditional, framework_errors, idempotency, metrics, observe, query, query_count,
+    rate_limit, versioning,
 };
+use crate::openapi::{self, Answer, Op};
 use crate::{assets, docs, ops, root};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
@@ -43,7 +43,8 @@ pub fn router(state: AppState) -> Router {
     ops::api_routes(&mut api, config);
     let document = Arc::new(OnceLock::new());
     let mut outside = Routes::new("");
-    docs::routes(&mut outside);
+    let rel_operations = docs::RelOperations::default();
+    docs::routes(&mut outside, rel_operations.clone());
     openapi::authorization::routes(&mut outside);
     assets::area::file_routes(&mut outside);
     ops::routes(&mut outside, config);
@@ -64,6 +65,25 @@ pub fn router(state: AppState) -> Router {
     documented.extend(described);
     let text = serde_json::to_vec(&openapi::document(&documented, state.urls.public()))
         .expect("the document serialises");
+    let by_rel = documented
+        .iter()
+        .flat_map(|route| {
+            let name = format!("{} {}", route.method, route.path);
+            let href =
+                openapi::operation_url(state.urls.public(), route.method.as_str(), &route.path);
+            route
+                .op
+                .rels()
+                .iter()
+                .map(move |rel| (rel.rel(), (name.clone(), href.clone())))
+        })
+        .collect();
+    rel_operations
+        .set(by_rel)
+        .expect("the rels' operations are found once");
+    if let Some(observer) = &config.observer {
+        observer.document(&openapi::document(&documented, state.urls.public()));
+    }
     document
         .set(Bytes::from(text))
         .expect("the document is made once");
@@ -95,6 +115,7 @@ pub fn router(state: AppState) -> Router {
                         .on_request(())
                         .on_response(log_response),
                 )
+                .layer(from_fn_with_state(state.clone(), observe::middleware))
                 .layer(from_fn_with_state(state.clone(), metrics::middleware))
                 .layer(from_fn_with_state(state.clone(), query_count::middleware))
                 .layer(from_fn(framework_errors::middleware))
@@ -116,7 +137,11 @@ pub const OPENAPI: Path = Path::new("/openapi.json");
 
 async fn openapi_document(document: Arc<OnceLock<Bytes>>) -> Response {
     let body = document.get().cloned().unwrap_or_default();
-    ([(header::CONTENT_TYPE, HeaderValue::from_static(JSON))], body).into_response()
+    (
+        [(header::CONTENT_TYPE, HeaderValue::from_static(JSON))],
+        body,
+    )
+        .into_response()
 }
 
 async fn not_found() -> ApiError {
@@ -157,13 +182,10 @@ pub fn ops_router(state: AppState) -> Router {
     let mut routes = Routes::new("");
     ops::routes(&mut routes, &state.config);
     let (router, _) = routes.into_parts();
-    router
-        .fallback(not_found)
-        .with_state(state.clone())
-        .layer(
-            ServiceBuilder::new()
-                .layer(SetRequestIdLayer::x_request_id(RandomRequestId))
-                .layer(PropagateRequestIdLayer::x_request_id())
-                .layer(from_fn_with_state(state, metrics::middleware)),
-        )
+    router.fallback(not_found).with_state(state.clone()).layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(RandomRequestId))
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(from_fn_with_state(state, metrics::middleware)),
+    )
 }

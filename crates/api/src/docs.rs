@@ -1,20 +1,28 @@
 //! The curie documentation pages: `{public_url}/docs/rels[/{namespace}[/{rel}]]`.
 
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::area::{Path, Routes};
 use crate::kernel::error::ApiError;
-use crate::openapi::{Answer, Op};
 use crate::kernel::state::AppState;
+use crate::openapi::{Answer, Op};
 use crate::rels::REGISTRY;
 
 pub const RELS: Path = Path::new("/docs/rels");
 pub const NAMESPACE: Path = Path::new("/docs/rels/{namespace}");
 pub const REL: Path = Path::new("/docs/rels/{namespace}/{rel}");
 
-pub fn routes(routes: &mut Routes) {
+/// Each rel's operation, by compact rel (`products:update`): what it is called and where
+/// the OpenAPI document describes it. Known once every route is registered.
+pub type RelOperations = Arc<OnceLock<HashMap<String, (String, String)>>>;
+
+pub fn routes(routes: &mut Routes, operations: RelOperations) {
+    let rel = move |state, path| rel(state, path, operations.clone());
     routes
         .get(
             RELS,
@@ -63,9 +71,16 @@ async fn namespace(
 async fn rel(
     State(state): State<AppState>,
     axum::extract::Path((ns, name)): axum::extract::Path<(String, String)>,
+    operations: RelOperations,
 ) -> Result<Response, ApiError> {
     let def = REGISTRY.get(&ns, &name).ok_or_else(ApiError::not_found)?;
-    Ok(html(
-        REGISTRY.rel_page(def, state.urls.curies().docs_base()),
-    ))
+    let operation = operations
+        .get()
+        .and_then(|by_rel| by_rel.get(&def.rel()))
+        .map(|(name, href)| (name.as_str(), href.as_str()));
+    Ok(html(REGISTRY.rel_page(
+        def,
+        state.urls.curies().docs_base(),
+        operation,
+    )))
 }

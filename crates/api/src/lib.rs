@@ -31,6 +31,7 @@ mod app;
 pub use app::{ops_router, router};
 pub use assets::upload_body_limit;
 pub use kernel::metrics::Metrics;
+pub use kernel::observe::{ObserveResponse, Observed, Observer};
 pub use kernel::present::Presenter;
 pub use kernel::rate_limit::{RateLimitConfig, RateLimiter};
 pub use kernel::state::{ApiConfig, AppState};

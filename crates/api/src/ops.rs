@@ -8,10 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::area::{Path, Routes};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ErrorCode};
 use crate::kernel::hal_response::Hal;
-use crate::area::{Path, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::openapi::{Answer, Op, QueryParam, schema};
 

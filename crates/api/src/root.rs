@@ -8,11 +8,11 @@ use serde::Serialize;
 use storage::{sellers, shops, users};
 
 use crate::area::{AREAS, Access, Path};
-use crate::openapi::{Answer, Op};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::state::AppState;
+use crate::openapi::{Answer, Op};
 use crate::sellers::seller_resource;
 use crate::shops::shop_resource;
 

@@ -23,9 +23,9 @@ mod data {
 }
 
 pub use clock::{Clock, SystemClock, Timestamp};
-/// For `text_enum!`, whose enums describe themselves to the OpenAPI document.
-pub use schemars;
 pub use patch::Patch;
 pub use role::Role;
+/// For `text_enum!`, whose enums describe themselves to the OpenAPI document.
+pub use schemars;
 pub use scope::{Scope, ScopeSet};
 pub use validation::{FieldError, FieldErrors};

@@ -103,14 +103,27 @@ impl RelRegistry {
         Ok(())
     }
 
-    /// The page served at `{docs_base}/{namespace}/{name}`.
-    pub fn rel_page(&self, rel: &RelDef, docs_base: &str) -> String {
+    /// The page served at `{docs_base}/{namespace}/{name}`, linking to the `operation`
+    /// its links lead to (what it is called, and where it is described).
+    pub fn rel_page(
+        &self,
+        rel: &RelDef,
+        docs_base: &str,
+        operation: Option<(&str, &str)>,
+    ) -> String {
+        let operation = operation.map_or(String::new(), |(name, href)| {
+            format!(
+                "<dt>Operation</dt><dd><a href=\"{href}\"><code>{name}</code></a></dd>",
+                href = escape(href),
+                name = escape(name),
+            )
+        });
         let mut body = String::new();
         let _ = write!(
             body,
             "<p><a href=\"{base}\">All relations</a> › <a href=\"{base}/{ns}\">{ns}</a></p>\
              <h1><code>{id}</code></h1><p class=\"title\">{title}</p>\
-             <dl><dt>Method</dt><dd><code>{method}</code></dd></dl><p>{description}</p>",
+             <dl><dt>Method</dt><dd><code>{method}</code></dd>{operation}</dl><p>{description}</p>",
             base = escape(docs_base),
             ns = escape(rel.namespace),
             id = escape(&rel.rel()),
@@ -206,10 +219,20 @@ mod tests {
 
     #[test]
     fn pages_escape_text_and_link_back() {
-        let html = REGISTRY.rel_page(&UPDATE, "https://x/docs/rels");
+        let html = REGISTRY.rel_page(
+            &UPDATE,
+            "https://x/docs/rels",
+            Some((
+                "PUT /shops/{id}",
+                "https://x/openapi.json#/paths/~1shops~1%7Bid%7D/put",
+            )),
+        );
         assert!(html.contains("<code>shops:update</code>"));
         assert!(html.contains("Changes &lt;settings&gt;."));
         assert!(html.contains("<code>PUT</code>"));
+        assert!(html.contains(
+            "<a href=\"https://x/openapi.json#/paths/~1shops~1%7Bid%7D/put\"><code>PUT /shops/{id}</code></a>"
+        ));
         let ns = REGISTRY
             .namespace_page("shops", "https://x/docs/rels")
             .unwrap();

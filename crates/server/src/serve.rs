@@ -135,6 +135,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             bench_baseline: config.bench_baseline,
             count_queries: config.count_queries,
             webhook_guard: webhook_guard(config),
+            observer: config.observer.clone(),
         },
     );
     let registry = register_tasks(config, &db, &auth, &public_url, &node)?;

@@ -87,15 +87,6 @@ impl Routes {
         self.undocumented.push(router);
     }
 
-    /// Another list's routes under this one's prefix (an area's routes, say).
-    pub fn extend(&mut self, other: Routes) {
-        for (pattern, route) in other.paths {
-            self.merge_route(pattern, route);
-        }
-        self.documented.extend(other.documented);
-        self.undocumented.extend(other.undocumented);
-    }
-
     /// A route built by hand (with a layer of its own, say), and its description.
     pub fn add(
         &mut self,

@@ -9,13 +9,11 @@ pub mod area;
 pub mod rels;
 mod representation;
 
-use axum::Router;
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequest, Multipart, Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use base64::Engine;
 use domain::text::TextKind;
 use domain::{Scope, limits};
@@ -51,8 +49,6 @@ pub static ASSET_LIST: ListSpec = ListSpec {
 pub fn upload_body_limit(max_asset_bytes: usize) -> usize {
     max_asset_bytes / 3 * 4 + 64 * 1024
 }
-
-
 
 async fn list(
     State(state): State<AppState>,

@@ -5,7 +5,7 @@ use axum::Router;
 use axum::routing::{self, get};
 
 use super::{COLLECTION_LIST, MEMBER_LIST};
-use crate::area::{Area, Path, Routes, RootLink};
+use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;

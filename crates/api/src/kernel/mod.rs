@@ -10,6 +10,7 @@ pub mod idempotency;
 pub mod input;
 pub mod list;
 pub mod metrics;
+pub mod observe;
 pub mod present;
 pub mod query;
 pub mod query_count;

@@ -27,6 +27,9 @@ pub struct ApiConfig {
     /// Answers every request with `X-Db-Queries`, the number of queries it sent (tests
     /// and benchmarks hold pages to a constant number with it).
     pub count_queries: bool,
+    /// Sees every answer and the OpenAPI document (the test suite checks one against the
+    /// other); `None` in production.
+    pub observer: super::observe::Observer,
 }
 
 #[derive(Clone)]

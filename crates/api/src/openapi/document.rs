@@ -20,9 +20,7 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
     let mut paths = Map::new();
     for route in routes {
         let operation = operation(route, &mut answers, &mut requests);
-        let item = paths
-            .entry(route.path.clone())
-            .or_insert_with(|| json!({}));
+        let item = paths.entry(route.path.clone()).or_insert_with(|| json!({}));
         item[route.method.as_str().to_ascii_lowercase()] = operation;
     }
     let mut schemas = base_schemas();
@@ -45,7 +43,7 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
             "responses": {
                 "Error": {
                     "description": "An error: its code and message, or the invalid fields",
-                    "content": { "application/json": { "schema": { "$ref": format!("{SCHEMAS}Error") } } },
+                    "content": hal_media(json!({ "$ref": format!("{SCHEMAS}Error") })),
                 },
             },
         },
@@ -76,7 +74,11 @@ pub fn document(routes: &[Documented], public_url: &str) -> Value {
         .as_object_mut()
         .into_iter()
         .flat_map(|paths| paths.values_mut())
-        .flat_map(|item| item.as_object_mut().into_iter().flat_map(|m| m.values_mut()))
+        .flat_map(|item| {
+            item.as_object_mut()
+                .into_iter()
+                .flat_map(|m| m.values_mut())
+        })
     {
         if let Some(body) = operation.get_mut("requestBody") {
             rename_refs(body, &renames);
@@ -129,6 +131,10 @@ fn operation(
         "responses": responses(route, answers),
         "security": security(&op.access),
     });
+    if !op.rels.is_empty() {
+        let rels: Vec<String> = op.rels.iter().map(|r| r.rel()).collect();
+        operation["x-rels"] = json!(rels);
+    }
     if let Some(body) = op.body {
         let (media, schema) = match body {
             Body::Json(schema) => ("application/json", schema(requests)),
@@ -140,6 +146,19 @@ fn operation(
         });
     }
     operation
+}
+
+/// Where an operation is described: `{public_url}/openapi.json#/paths/…/{method}`.
+pub fn operation_url(public_url: &str, method: &str, path: &str) -> String {
+    let pointer = path
+        .replace('~', "~0")
+        .replace('/', "~1")
+        .replace('{', "%7B")
+        .replace('}', "%7D");
+    format!(
+        "{public_url}/openapi.json#/paths/{pointer}/{}",
+        method.to_ascii_lowercase()
+    )
 }
 
 /// `get_v2_products_id` for `GET /v2/products/{id}`: unique, since method and path are.
@@ -292,7 +311,7 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
 
 /// The status and description of one successful answer.
 fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
-    let hal = |schema: Value| json!({ "application/hal+json": { "schema": schema } });
+    let hal = hal_media;
     let html = json!({ "text/html": { "schema": { "type": "string" } } });
     match *answer {
         Answer::Resource { status, fields } => (
@@ -315,7 +334,7 @@ fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
         ),
         Answer::Text => (
             200,
-            json!({ "description": "Text", "content": { "text/plain": { "schema": { "type": "string" } } } }),
+            json!({ "description": "Metrics", "content": { "application/openmetrics-text": { "schema": { "type": "string" } } } }),
         ),
         Answer::File => (
             200,
@@ -323,6 +342,15 @@ fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
         ),
         Answer::Empty { status } => (status, json!({ "description": "Done; no body" })),
     }
+}
+
+/// HAL documents (errors included) are sent as `application/json`, which every client
+/// reads, or as `application/hal+json` to a client that asks for it (`Accept`).
+fn hal_media(schema: Value) -> Value {
+    json!({
+        "application/json": { "schema": schema },
+        "application/hal+json": { "schema": schema },
+    })
 }
 
 /// A HAL resource whose own properties are `fields`, and nothing else.

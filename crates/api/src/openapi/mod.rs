@@ -6,5 +6,5 @@ pub mod authorization;
 mod document;
 mod operation;
 
-pub use document::{document, operation_id, path_variables};
+pub use document::{document, operation_url};
 pub use operation::{Access, Answer, Body, Op, QueryParam, SHOP_SUBDOMAINS, SchemaFn, schema};

@@ -138,6 +138,8 @@ pub struct Op {
     pub(super) query: Vec<QueryParam>,
     pub(super) body: Option<Body>,
     pub(super) conditional: bool,
+    /// The link relations whose links lead here.
+    pub(super) rels: Vec<&'static hal::RelDef>,
 }
 
 impl Op {
@@ -153,6 +155,7 @@ impl Op {
             query: Vec::new(),
             body: None,
             conditional: false,
+            rels: Vec::new(),
         }
     }
 
@@ -226,6 +229,17 @@ impl Op {
     pub fn form_body<T: JsonSchema>(mut self) -> Self {
         self.body = Some(Body::Form(schema::<T>()));
         self
+    }
+
+    /// Links with the relation `rel` lead here (its docs page links back).
+    pub fn rel(mut self, rel: &'static hal::RelDef) -> Self {
+        self.rels.push(rel);
+        self
+    }
+
+    /// The relations whose links lead here.
+    pub fn rels(&self) -> &[&'static hal::RelDef] {
+        &self.rels
     }
 
     /// Honours `If-Match` (a stale ETag is answered 412).

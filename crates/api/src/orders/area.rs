@@ -6,7 +6,7 @@ use domain::Scope;
 use domain::order::Transition;
 
 use super::ORDER_LIST;
-use crate::area::{Access, Area, Path, Routes, RootLink};
+use crate::area::{Access, Area, Path, RootLink, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 use crate::rels;

@@ -5,7 +5,7 @@ use domain::Scope;
 use services::product_types::input::{NewProductType, ProductTypeChanges};
 
 use super::PRODUCT_TYPE_LIST;
-use crate::area::{Area, Path, Routes, RootLink};
+use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
 use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
@@ -45,19 +45,23 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::list,
             Op::new("List product types", Answer::list::<Fields>())
                 .scope(Scope::ProductsRead)
-                .list(&PRODUCT_TYPE_LIST),
+                .list(&PRODUCT_TYPE_LIST)
+                .rel(&rels::PRODUCT_TYPES_PRODUCT_TYPES),
         )
         .post(
             PRODUCT_TYPES,
             super::create,
             Op::new("Create a product type", Answer::created::<Fields>())
                 .scope(Scope::ProductsWrite)
-                .json_body::<NewProductType>(),
+                .json_body::<NewProductType>()
+                .rel(&rels::PRODUCT_TYPES_CREATE_PRODUCT_TYPE),
         )
         .get(
             PRODUCT_TYPE,
             super::show,
-            Op::new("Show a product type", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+            Op::new("Show a product type", Answer::resource::<Fields>())
+                .scope(Scope::ProductsRead)
+                .rel(&rels::PRODUCT_TYPES_PRODUCT_TYPE),
         )
         .put(
             PRODUCT_TYPE,
@@ -65,7 +69,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Update a product type", Answer::resource::<Fields>())
                 .scope(Scope::ProductsWrite)
                 .json_body::<ProductTypeChanges>()
-                .if_match(),
+                .if_match()
+                .rel(&rels::PRODUCT_TYPES_UPDATE),
         )
         .delete(
             PRODUCT_TYPE,
@@ -75,7 +80,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Fields>(),
             )
             .scope(Scope::ProductsWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::PRODUCT_TYPES_DELETE),
         );
 }
 

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::routing::get;
 
 use super::PRODUCT_LIST;
-use crate::area::{Area, Path, Routes, RootLink};
+use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;

@@ -5,7 +5,7 @@ use axum::routing::get;
 use domain::Scope;
 
 use super::SELLER_LIST;
-use crate::area::{Access, Area, Path, Routes, RootLink};
+use crate::area::{Access, Area, Path, RootLink, Routes};
 use crate::kernel::state::{ApiConfig, AppState};
 use crate::kernel::urls::Urls;
 use crate::rels;

@@ -109,6 +109,9 @@ pub struct ServeConfig {
     pub encryption_key_file: Option<PathBuf>,
     pub bench_baseline: bool,
     pub count_queries: bool,
+    /// Sees every answer and the OpenAPI document (set by the test suite, which checks
+    /// one against the other); not a setting.
+    pub observer: api::Observer,
 }
 
 impl ServeConfig {
@@ -143,6 +146,7 @@ impl ServeConfig {
             encryption_key_file: None,
             bench_baseline: false,
             count_queries: false,
+            observer: None,
         }
     }
 

@@ -16,6 +16,7 @@ pub enum Backend {
 }
 
 mod fixture;
+pub mod openapi;
 mod outbox;
 mod template;
 
@@ -255,6 +256,16 @@ impl TestDb {
     }
 }
 
+/// A test fails if its server gave an answer the OpenAPI document does not describe
+/// (unless it is failing already).
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_documented();
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
         let Some(name) = self.postgres_name.take() else {
@@ -290,6 +301,8 @@ pub struct TestServer {
     pub clock: Arc<dyn domain::Clock>,
     pub demo: DemoData,
     pub client: Client,
+    /// Checks every answer against the OpenAPI document.
+    pub check: Arc<openapi::DocumentCheck>,
     server: Option<RunningServer>,
     pub db: Arc<TestDb>,
 }
@@ -324,6 +337,8 @@ impl TestServer {
         if config.encryption_key.is_none() && config.encryption_key_file.is_none() {
             config.encryption_key = db.encryption_key.clone();
         }
+        let check = Arc::new(openapi::DocumentCheck::default());
+        config.observer = Some(check.clone());
         let running = server::start(config.clone())
             .await
             .expect("the server starts");
@@ -344,6 +359,7 @@ impl TestServer {
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .expect("an HTTP client"),
+            check,
             server: Some(running),
             db,
         }
@@ -358,6 +374,16 @@ impl TestServer {
         if let Some(server) = self.server.take() {
             server.shutdown().await.expect("a clean shutdown");
         }
+    }
+
+    /// Fails the test if any answer did not match the OpenAPI document.
+    pub fn assert_documented(&self) {
+        let problems = self.check.problems();
+        assert!(
+            problems.is_empty(),
+            "answers the OpenAPI document does not describe:\n{}",
+            problems.join("\n")
+        );
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -214,7 +214,9 @@ pub fn totals(
 }
 
 /// A postal address as an order records it; every part is optional free text.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Address {
     #[serde(default)]

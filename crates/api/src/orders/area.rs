@@ -1,14 +1,14 @@
 //! The orders area as the toolkit gathers it: paths, routes, root links, URL builders.
 
-use axum::Router;
-use axum::routing::{get, post, put};
 use domain::Scope;
 use domain::order::Transition;
+use services::orders::input::{NewOrder, OrderChanges, ShipInput};
 
 use super::ORDER_LIST;
 use crate::area::{Access, Area, Path, RootLink, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const ORDERS: Path = Path::new("/orders");
@@ -37,22 +37,59 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(ORDERS.pattern(), get(super::list))
-        .route(
-            ORDER.pattern(),
-            get(super::show).put(super::update).delete(super::delete),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::OrderFields<'static>;
+    let write = |summary| {
+        Op::new(summary, Answer::resource::<Fields>())
+            .scope(Scope::OrdersWrite)
+            .if_match()
+    };
+    routes
+        .get(
+            ORDERS,
+            super::list,
+            Op::new("List orders, newest first", Answer::list::<Fields>())
+                .scope(Scope::OrdersRead)
+                .list(&ORDER_LIST),
         )
-        .route(PLACE.pattern(), put(super::place))
-        .route(CLOSE.pattern(), put(super::close))
-        .route(SHIP.pattern(), put(super::ship))
-        .route(CANCEL.pattern(), put(super::cancel))
-        .route(SHOP_ORDERS.pattern(), post(super::create))
+        .get(
+            ORDER,
+            super::show,
+            Op::new("Show an order", Answer::resource::<Fields>()).scope(Scope::OrdersRead),
+        )
+        .put(
+            ORDER,
+            super::update,
+            write("Update an order").json_body::<OrderChanges>(),
+        )
+        .delete(ORDER, super::delete, write("Delete an order in checkout"))
+        .put(
+            PLACE,
+            super::place,
+            write("Place an order (checkout → placed)"),
+        )
+        .put(
+            CLOSE,
+            super::close,
+            write("Close an order (placed → closed)"),
+        )
+        .put(
+            SHIP,
+            super::ship,
+            write("Ship an order (closed → shipped)").json_body::<ShipInput>(),
+        )
+        .put(
+            CANCEL,
+            super::cancel,
+            write("Cancel an order (checkout, placed or closed → cancelled)"),
+        )
+        .post(
+            SHOP_ORDERS,
+            super::create,
+            Op::new("Create an order in a shop", Answer::created::<Fields>())
+                .scope(Scope::OrdersWrite)
+                .json_body::<NewOrder>(),
+        );
 }
 
 fn reader(access: &Access<'_>) -> bool {

@@ -25,7 +25,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
-pub use representation::order_resource;
+pub use representation::{OrderFields, order_resource};
 
 pub static ORDER_LIST: ListSpec = ListSpec {
     name: "orders",

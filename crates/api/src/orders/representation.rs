@@ -4,6 +4,7 @@
 use domain::order::{Address, OrderStatus, Transition};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, RelDef, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::orders::{Order, OrderLine};
@@ -12,8 +13,8 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct OrderFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct OrderFields<'a> {
     id: i64,
     shop_id: i64,
     seller_id: i64,

@@ -1,14 +1,15 @@
 //! The price lists area as the toolkit gathers it: paths, routes, root links, URL
 //! builders.
 
-use axum::Router;
-use axum::routing::get;
+use domain::Scope;
+use services::price_lists::input::{ItemBatch, NewPriceList, PriceListChanges};
 
 use super::{ITEM_LIST, PRICE_LIST_LIST, items, prices};
 use crate::area::{Area, Path, RootLink, Routes};
 use crate::catalog;
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const PRICE_LISTS: Path = Path::new("/price_lists");
@@ -39,20 +40,95 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(PRICE_LISTS.pattern(), get(super::list).post(super::create))
-        .route(
-            PRICE_LIST.pattern(),
-            get(super::show).put(super::update).delete(super::remove),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::PriceListFields<'static>;
+    type ItemFields = super::ItemFields<'static>;
+    routes
+        .get(
+            PRICE_LISTS,
+            super::list,
+            Op::new("List price lists", Answer::list::<Fields>())
+                .scope(Scope::ProductsRead)
+                .list(&PRICE_LIST_LIST),
         )
-        .route(ITEMS.pattern(), get(items::list).put(items::upsert))
-        .route(ITEM.pattern(), get(items::show).delete(items::remove))
-        .route(PRICES.pattern(), get(prices::show))
+        .post(
+            PRICE_LISTS,
+            super::create,
+            Op::new("Create a price list", Answer::created::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<NewPriceList>(),
+        )
+        .get(
+            PRICE_LIST,
+            super::show,
+            Op::new("Show a price list", Answer::resource::<Fields>()).scope(Scope::ProductsRead),
+        )
+        .put(
+            PRICE_LIST,
+            super::update,
+            Op::new("Update a price list", Answer::resource::<Fields>())
+                .scope(Scope::ProductsWrite)
+                .json_body::<PriceListChanges>()
+                .if_match(),
+        )
+        .delete(
+            PRICE_LIST,
+            super::remove,
+            Op::new(
+                "Delete a price list with its items",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        )
+        .get(
+            ITEMS,
+            items::list,
+            Op::new("List a price list's items", Answer::list::<ItemFields>())
+                .scope(Scope::ProductsRead)
+                .list(&ITEM_LIST),
+        )
+        .put(
+            ITEMS,
+            items::upsert,
+            Op::new(
+                "Write a batch of a price list's items (the list, with them embedded)",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<ItemBatch>()
+            .if_match(),
+        )
+        .get(
+            ITEM,
+            items::show,
+            Op::new("Show a price list's item", Answer::resource::<ItemFields>())
+                .scope(Scope::ProductsRead),
+        )
+        .delete(
+            ITEM,
+            items::remove,
+            Op::new(
+                "Delete a price list's item",
+                Answer::resource::<ItemFields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .if_match(),
+        )
+        .get(
+            PRICES,
+            prices::show,
+            Op::new(
+                "Preview the prices a price list gives some variants",
+                Answer::resource::<prices::PreviewFields<'static>>(),
+            )
+            .scope(Scope::ProductsRead)
+            .query(prices::VARIANT_IDS)
+            .query(prices::QUANTITY)
+            .query(prices::CURRENCY_CODE)
+            .query(prices::CONTACT_ID)
+            .query(prices::AT),
+        );
 }
 
 impl Urls {

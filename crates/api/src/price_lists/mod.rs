@@ -26,7 +26,7 @@ use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
-pub use representation::price_list_resource;
+pub use representation::{ItemFields, PriceListFields, price_list_resource};
 
 pub static PRICE_LIST_LIST: ListSpec = ListSpec {
     name: "price_lists",

@@ -8,6 +8,7 @@ use domain::catalog::pricing::{
 };
 use domain::{FieldErrors, Scope, Timestamp, limits, validation};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use storage::price_lists::{self, PriceList, PriceListItem};
 use storage::sellers;
@@ -20,11 +21,60 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::ResourceId;
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
+use crate::openapi::{QueryParam, schema};
 use crate::rels;
 use services::price_lists::input::parse_time;
 
 /// The most variants one preview may name.
 const VARIANTS_MAX: usize = 200;
+
+pub const VARIANT_IDS: QueryParam = QueryParam {
+    name: "variant_ids",
+    description: "The variants to price, comma-separated ids of the list's seller's variants \
+                  (at most 200)",
+    required: true,
+    schema: schema::<String>(),
+};
+
+pub const QUANTITY: QueryParam = QueryParam {
+    name: "quantity",
+    description: "The units bought of each variant (default 1)",
+    required: false,
+    schema: |_| {
+        schemars::json_schema!({
+            "type": "integer",
+            "minimum": limits::QUANTITY.min,
+            "maximum": limits::QUANTITY.max,
+        })
+    },
+};
+
+pub const CURRENCY_CODE: QueryParam = QueryParam {
+    name: "currency_code",
+    description: "The currency of the purchase, ISO 4217 (default the seller's default currency)",
+    required: false,
+    schema: schema::<String>(),
+};
+
+pub const CONTACT_ID: QueryParam = QueryParam {
+    name: "contact_id",
+    description: "The buyer (absent: an anonymous buyer)",
+    required: false,
+    schema: |_| {
+        schemars::json_schema!({
+            "type": "integer",
+            "minimum": limits::ID.min,
+            "maximum": limits::ID.max,
+        })
+    },
+};
+
+pub const AT: QueryParam = QueryParam {
+    name: "at",
+    description: "The moment of the purchase, RFC 3339 or YYYY-MM-DD (default now)",
+    required: false,
+    schema: schema::<String>(),
+};
 
 /// The purchase a preview is asked about.
 struct PreviewRequest {
@@ -71,8 +121,9 @@ impl PreviewRequest {
     }
 }
 
-#[derive(Serialize)]
-struct PreviewFields<'a> {
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "PriceListPreviewFields")]
+pub struct PreviewFields<'a> {
     price_list_id: i64,
     quantity: i64,
     currency_code: &'a str,
@@ -81,6 +132,7 @@ struct PreviewFields<'a> {
     /// Whether the list prices this purchase at all.
     applies: bool,
     /// Why not: `status`, `dates`, `currency` or `contact`.
+    #[schemars(with = "Option<Inapplicable>")]
     reason: Option<&'static str>,
     reason_message: Option<String>,
 }

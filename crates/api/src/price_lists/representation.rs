@@ -3,6 +3,7 @@
 use domain::catalog::pricing::{PriceListKind, PriceListStatus, Tier};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::price_lists::{PriceList, PriceListItem};
@@ -11,8 +12,8 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct PriceListFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct PriceListFields<'a> {
     id: i64,
     seller_id: i64,
     name: &'a str,
@@ -93,8 +94,9 @@ pub fn list_with_items(
     )
 }
 
-#[derive(Serialize)]
-struct ItemFields<'a> {
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "PriceListItemFields")]
+pub struct ItemFields<'a> {
     id: i64,
     price_list_id: i64,
     variant_id: i64,

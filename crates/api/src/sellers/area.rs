@@ -1,13 +1,12 @@
 //! The sellers area as the toolkit gathers it: paths, routes, root links, URL builders.
 
-use axum::Router;
-use axum::routing::get;
 use domain::Scope;
 
 use super::SELLER_LIST;
 use crate::area::{Access, Area, Path, RootLink, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const SELLERS: Path = Path::new("/sellers");
@@ -30,14 +29,21 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(SELLERS.pattern(), get(super::list))
-        .route(SELLER.pattern(), get(super::show))
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::SellerFields<'static>;
+    routes
+        .get(
+            SELLERS,
+            super::list,
+            Op::new("List sellers", Answer::list::<Fields>())
+                .scope(Scope::SellersRead)
+                .list(&SELLER_LIST),
+        )
+        .get(
+            SELLER,
+            super::show,
+            Op::new("Show a seller", Answer::resource::<Fields>()).scope(Scope::SellersRead),
+        );
 }
 
 fn reader(access: &Access<'_>) -> bool {

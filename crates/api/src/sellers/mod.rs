@@ -17,7 +17,7 @@ use crate::kernel::input::ResourceId;
 use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
-pub use representation::seller_resource;
+pub use representation::{SellerFields, seller_resource};
 
 pub static SELLER_LIST: ListSpec = ListSpec {
     name: "sellers",

@@ -3,6 +3,7 @@
 use domain::Scope;
 use hal::{Link, Resource};
 use oauth::Principal;
+use schemars::JsonSchema;
 use serde::Serialize;
 use storage::sellers::Seller;
 use storage::shops::Shop;
@@ -11,8 +12,8 @@ use crate::kernel::urls::Urls;
 use crate::rels;
 use crate::shops::shop_resource;
 
-#[derive(Serialize)]
-struct SellerFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct SellerFields<'a> {
     id: i64,
     account_id: i64,
     name: &'a str,

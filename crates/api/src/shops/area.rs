@@ -1,13 +1,13 @@
 //! The shops area as the toolkit gathers it: paths, routes, root links, URL builders.
 
-use axum::Router;
-use axum::routing::{get, post};
 use domain::Scope;
+use services::shops::input::{NewShop, ShopChanges};
 
 use super::SHOP_LIST;
 use crate::area::{Access, Area, Path, RootLink, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const SHOPS: Path = Path::new("/shops");
@@ -32,15 +32,36 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(SHOPS.pattern(), get(super::list))
-        .route(SHOP.pattern(), get(super::show).put(super::update))
-        .route(SELLER_SHOPS.pattern(), post(super::create))
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Fields = super::ShopFields<'static>;
+    routes
+        .get(
+            SHOPS,
+            super::list,
+            Op::new("List shops", Answer::list::<Fields>())
+                .scope(Scope::ShopsRead)
+                .list(&SHOP_LIST),
+        )
+        .get(
+            SHOP,
+            super::show,
+            Op::new("Show a shop", Answer::resource::<Fields>()).scope(Scope::ShopsRead),
+        )
+        .put(
+            SHOP,
+            super::update,
+            Op::new("Change a shop's settings", Answer::resource::<Fields>())
+                .scope(Scope::ShopsWrite)
+                .json_body::<ShopChanges>()
+                .if_match(),
+        )
+        .post(
+            SELLER_SHOPS,
+            super::create,
+            Op::new("Create a shop for a seller", Answer::created::<Fields>())
+                .scope(Scope::ShopsWrite)
+                .json_body::<NewShop>(),
+        );
 }
 
 fn reader(access: &Access<'_>) -> bool {

@@ -22,7 +22,7 @@ use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
-pub use representation::shop_resource;
+pub use representation::{ShopFields, shop_resource};
 
 pub static SHOP_LIST: ListSpec = ListSpec {
     name: "shops",

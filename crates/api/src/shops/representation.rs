@@ -3,6 +3,7 @@
 use domain::shop::Storefront;
 use domain::{Scope, ScopeSet};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::shops::Shop;
@@ -11,8 +12,8 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct ShopFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct ShopFields<'a> {
     id: i64,
     seller_id: i64,
     subdomain: &'a str,

@@ -5,6 +5,7 @@
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
 use domain::{FieldErrors, Patch, limits, validation};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use storage::orders::{Order, OrderDetails, Tracking};
@@ -14,7 +15,8 @@ pub const LINES_MAX: usize = 250;
 const NOTE_MAX: usize = 10_000;
 
 /// One line as a request gives it: a variant and how many of it.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(rename = "OrderLineInput")]
 pub struct LineInput {
     variant_id: i64,
     #[serde(default = "one", alias = "units")]
@@ -32,7 +34,7 @@ pub struct WantedLine {
     pub quantity: i64,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewOrder {
     #[serde(alias = "line_items")]
     lines: Vec<LineInput>,
@@ -81,7 +83,7 @@ impl NewOrder {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct OrderChanges {
     #[serde(default, alias = "line_items")]
     lines: Patch<Vec<LineInput>>,
@@ -189,7 +191,7 @@ impl OrderChanges {
 }
 
 /// The tracking a shipment may carry.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct ShipInput {
     #[serde(default)]
     tracking_code: Option<String>,

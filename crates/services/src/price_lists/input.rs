@@ -8,6 +8,7 @@ use std::str::FromStr;
 use domain::catalog::pricing::{PriceListKind, PriceListStatus, check_dates};
 use domain::catalog::product::amount;
 use domain::{FieldErrors, Patch, Timestamp, limits, validation};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use storage::price_lists::{PriceList, PriceListData};
 use storage::sellers::Seller;
@@ -18,7 +19,7 @@ const CONTACTS_MAX: usize = 1000;
 /// The most items one batch may write.
 pub const BATCH_MAX: usize = 200;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewPriceList {
     name: String,
     #[serde(default)]
@@ -26,8 +27,10 @@ pub struct NewPriceList {
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
+    #[schemars(with = "Option<PriceListStatus>")]
     status: Option<String>,
     #[serde(default)]
+    #[schemars(with = "Option<PriceListKind>")]
     kind: Option<String>,
     #[serde(default)]
     currency_code: Option<String>,
@@ -77,15 +80,17 @@ impl NewPriceList {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct PriceListChanges {
     #[serde(default)]
     name: Patch<String>,
     #[serde(default)]
     description: Patch<String>,
     #[serde(default)]
+    #[schemars(with = "Patch<PriceListStatus>")]
     status: Patch<String>,
     #[serde(default)]
+    #[schemars(with = "Patch<PriceListKind>")]
     kind: Patch<String>,
     #[serde(default)]
     currency_code: Patch<String>,
@@ -244,12 +249,14 @@ fn dedup(ids: Vec<i64>) -> Vec<i64> {
 }
 
 /// `PUT /price_lists/{id}/items`: the tiers to write.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(rename = "PriceListItemBatch", description = "The tiers to write")]
 pub struct ItemBatch {
     items: Vec<ItemInput>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(rename = "PriceListItemInput")]
 struct ItemInput {
     #[serde(default)]
     variant_id: Option<i64>,

@@ -3,6 +3,7 @@
 use domain::Patch;
 use domain::shop::{Storefront, validate_subdomain};
 use domain::validation::{self, FieldErrors};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use storage::sellers::Seller;
 use storage::shops::{Shop, ShopSettings};
@@ -10,7 +11,7 @@ use storage::shops::{Shop, ShopSettings};
 const NAME_MAX: usize = 200;
 const DESCRIPTION_MAX: usize = 5000;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewShop {
     subdomain: String,
     name: String,
@@ -25,6 +26,7 @@ pub struct NewShop {
     #[serde(default)]
     contact_email: Option<String>,
     #[serde(default)]
+    #[schemars(with = "Option<Storefront>")]
     storefront: Option<String>,
 }
 
@@ -51,7 +53,7 @@ impl NewShop {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct ShopChanges {
     #[serde(default)]
     subdomain: Patch<String>,
@@ -68,6 +70,7 @@ pub struct ShopChanges {
     #[serde(default)]
     contact_email: Patch<String>,
     #[serde(default)]
+    #[schemars(with = "Patch<Storefront>")]
     storefront: Patch<String>,
 }
 

@@ -58,6 +58,10 @@ impl ObserveResponse for DocumentCheck {
         let Some(route) = answer.route else {
             return;
         };
+        // A method the path does not serve: the router's 405, which no operation describes.
+        if answer.status == reqwest::StatusCode::METHOD_NOT_ALLOWED {
+            return;
+        }
         let mut state = self.lock();
         state.checked += 1;
         state

@@ -56,7 +56,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::list::<Token>(),
             )
             .scope(Scope::CredentialsRead)
-            .list(&TOKEN_LIST),
+            .list(&TOKEN_LIST)
+            .rel(&rels::ROOT_PERSONAL_ACCESS_TOKENS),
         )
         .post(
             TOKENS,
@@ -66,7 +67,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Token>(),
             )
             .scope(Scope::CredentialsWrite)
-            .json_body::<super::NewToken>(),
+            .json_body::<super::NewToken>()
+            .rel(&rels::ROOT_CREATE_PERSONAL_ACCESS_TOKEN),
         )
         .get(
             TOKEN,
@@ -81,7 +83,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "Revoke a personal access token at once",
                 Answer::resource::<Token>(),
             )
-            .scope(Scope::CredentialsWrite),
+            .scope(Scope::CredentialsWrite)
+            .rel(&rels::ROOT_REVOKE),
         )
         .get(
             APPS,
@@ -91,7 +94,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::list::<App>(),
             )
             .scope(Scope::CredentialsRead)
-            .list(&APP_LIST),
+            .list(&APP_LIST)
+            .rel(&rels::ROOT_APPS),
         )
         .post(
             APPS,
@@ -102,7 +106,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<App>(),
             )
             .scope(Scope::CredentialsWrite)
-            .json_body::<super::NewApp>(),
+            .json_body::<super::NewApp>()
+            .rel(&rels::ROOT_CREATE_APP),
         )
         .get(
             APP,

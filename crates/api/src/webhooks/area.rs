@@ -65,7 +65,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::list::<Subscription>(),
             )
             .scope(Scope::HubRead)
-            .list(&SUBSCRIPTION_LIST),
+            .list(&SUBSCRIPTION_LIST)
+            .rel(&rels::WEBHOOKS_SUBSCRIPTIONS),
         )
         .post(
             HUB_SUBSCRIPTIONS,
@@ -75,7 +76,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Subscription>(),
             )
             .scope(Scope::HubWrite)
-            .json_body::<NewSubscription>(),
+            .json_body::<NewSubscription>()
+            .rel(&rels::WEBHOOKS_CREATE_SUBSCRIPTION),
         )
         .get(
             HUB_SUBSCRIPTION,
@@ -94,14 +96,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Subscription>(),
             )
             .scope(Scope::HubWrite)
-            .if_match(),
+            .if_match()
+            .rel(&rels::WEBHOOKS_DELETE_SUBSCRIPTION),
         )
         .get(
             WEBHOOKS,
             super::list,
             Op::new("List webhooks", Answer::list::<Webhook>())
                 .scope(Scope::HubRead)
-                .list(&WEBHOOK_LIST),
+                .list(&WEBHOOK_LIST)
+                .rel(&rels::WEBHOOKS_WEBHOOKS),
         )
         .post(
             WEBHOOKS,
@@ -111,7 +115,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Webhook>(),
             )
             .scope(Scope::HubWrite)
-            .json_body::<NewSubscription>(),
+            .json_body::<NewSubscription>()
+            .rel(&rels::WEBHOOKS_CREATE_WEBHOOK),
         )
         .get(
             TOPICS,
@@ -120,12 +125,15 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "The topics a webhook may name; each covers the topics below it",
                 Answer::resource::<super::TopicsFields>(),
             )
-            .scope(Scope::HubRead),
+            .scope(Scope::HubRead)
+            .rel(&rels::WEBHOOKS_TOPICS),
         )
         .get(
             WEBHOOK,
             super::show,
-            Op::new("Show a webhook", Answer::resource::<Webhook>()).scope(Scope::HubRead),
+            Op::new("Show a webhook", Answer::resource::<Webhook>())
+                .scope(Scope::HubRead)
+                .rel(&rels::WEBHOOKS_WEBHOOK),
         )
         .put(
             WEBHOOK,
@@ -136,14 +144,16 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             )
             .scope(Scope::HubWrite)
             .json_body::<SubscriptionChanges>()
-            .if_match(),
+            .if_match()
+            .rel(&rels::WEBHOOKS_UPDATE),
         )
         .delete(
             WEBHOOK,
             super::remove,
             Op::new("Delete a webhook", Answer::resource::<Webhook>())
                 .scope(Scope::HubWrite)
-                .if_match(),
+                .if_match()
+                .rel(&rels::WEBHOOKS_DELETE),
         )
         .put(
             REACTIVATE,
@@ -152,7 +162,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "Reactivate a failed or disabled webhook; its parked deliveries go out",
                 Answer::resource::<Webhook>(),
             )
-            .scope(Scope::HubWrite),
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_REACTIVATE),
         )
         .put(
             DISABLE,
@@ -161,7 +172,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "Stop a webhook's deliveries by hand (they are kept until it is reactivated)",
                 Answer::resource::<Webhook>(),
             )
-            .scope(Scope::HubWrite),
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_DISABLE),
         )
         .post(
             SECRET,
@@ -172,7 +184,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::resource::<Webhook>(),
             )
             .scope(Scope::HubWrite)
-            .json_body::<Rotation>(),
+            .json_body::<Rotation>()
+            .rel(&rels::WEBHOOKS_ROTATE_SECRET),
         )
         .get(
             DELIVERIES,
@@ -182,7 +195,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::list::<Delivery>(),
             )
             .scope(Scope::HubRead)
-            .list(&DELIVERY_LIST),
+            .list(&DELIVERY_LIST)
+            .rel(&rels::WEBHOOKS_DELIVERIES),
         )
         .post(
             REDELIVER,
@@ -191,7 +205,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 "Send a delivery again at once, as a manual attempt",
                 Answer::resource::<Delivery>(),
             )
-            .scope(Scope::HubWrite),
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_REDELIVER),
         )
         .post(
             REPLAYS,
@@ -201,7 +216,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 Answer::created::<Replay>(),
             )
             .scope(Scope::HubWrite)
-            .json_body::<ReplayInput>(),
+            .json_body::<ReplayInput>()
+            .rel(&rels::WEBHOOKS_REPLAY),
         )
         .get(
             REPLAY,

@@ -1,10 +1,12 @@
 //! What a client may send to create or change a webhook subscription, and its rules.
 
+use std::borrow::Cow;
+
 use delivery::ssrf::Guard;
 use domain::limits::IntRange;
 use domain::webhook::{AuthType, Ordering};
 use domain::{FieldErrors, Patch, Timestamp, topic, validation};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 const URL_MAX: usize = 2_000;
@@ -202,12 +204,30 @@ impl Rotation {
 /// A replay as a client asks for it: deliveries created from `since` until `until`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReplayInput {
-    #[schemars(with = "Timestamp")]
+    #[schemars(with = "TimeOrDate")]
     since: String,
     /// Now, unless given.
     #[serde(default)]
-    #[schemars(with = "Option<Timestamp>")]
+    #[schemars(with = "Option<TimeOrDate>")]
     until: Option<String>,
+}
+
+/// What `Timestamp::parse` reads: an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight
+/// UTC).
+struct TimeOrDate;
+
+impl JsonSchema for TimeOrDate {
+    fn schema_name() -> Cow<'static, str> {
+        "TimeOrDate".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "anyOf": [{ "format": "date-time" }, { "format": "date" }],
+            "description": "An RFC 3339 date-time, or a YYYY-MM-DD date (midnight UTC)",
+        })
+    }
 }
 
 /// The checked window of a replay: `[since, until)`, `until` being now when not given.

@@ -289,20 +289,21 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
         // before it reaches them (rate limit, say) gets the API's error.
         Errors::OAuth => json!({
             "description": "An OAuth error, or the API's error for a request refused before the endpoint",
-            "content": { "application/json": { "schema": { "anyOf": [
+            "content": hal_media(json!({ "anyOf": [
                 { "$ref": format!("{SCHEMAS}OAuthError") },
                 { "$ref": format!("{SCHEMAS}Error") },
-            ] } } },
+            ] })),
         }),
         // The pages say what went wrong in a page; a request refused before it reaches
         // them (rate limit, say) gets the API's error.
-        Errors::Page => json!({
-            "description": "A page saying what went wrong, or the API's error for a request refused before the page",
-            "content": {
-                "text/html": { "schema": { "type": "string" } },
-                "application/json": { "schema": { "$ref": format!("{SCHEMAS}Error") } },
-            },
-        }),
+        Errors::Page => {
+            let mut content = hal_media(json!({ "$ref": format!("{SCHEMAS}Error") }));
+            content["text/html"] = json!({ "schema": { "type": "string" } });
+            json!({
+                "description": "A page saying what went wrong, or the API's error for a request refused before the page",
+                "content": content,
+            })
+        }
     };
     responses.insert("4XX".into(), error.clone());
     responses.insert("5XX".into(), error);

@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
     let mut outside = Routes::new("");
     let rel_operations = docs::RelOperations::default();
     docs::routes(&mut outside, rel_operations.clone());
+    openapi::authorization::routes(&mut outside);
     assets::area::file_routes(&mut outside);
     ops::routes(&mut outside, config);
     outside.get(

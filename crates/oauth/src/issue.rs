@@ -2,6 +2,7 @@
 //! it, and adds a refresh token of the same family where the grant calls for one.
 
 use domain::{ScopeSet, Timestamp};
+use schemars::JsonSchema;
 use serde::Serialize;
 use storage::refresh_tokens::{self, NewRefreshToken};
 use storage::tokens::{self, NewAccessToken, TokenKind};
@@ -14,13 +15,18 @@ use crate::service::AuthService;
 use crate::tokens::TokenGrant;
 
 /// The token response of RFC 6749 section 5.1.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct TokenAnswer {
     pub access_token: String,
+    #[schemars(extend("const" = "bearer"))]
     pub token_type: &'static str,
+    /// Seconds the access token lives.
     pub expires_in: u64,
+    /// The granted scopes, comma-separated.
     pub scope: String,
+    /// On grants to a user that may be refreshed.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub refresh_token: Option<String>,
 }
 

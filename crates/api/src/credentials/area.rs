@@ -1,13 +1,12 @@
 //! The credentials area (a user's personal access tokens and the account's OAuth apps) as
 //! the toolkit gathers it: paths, routes, root links.
 
-use axum::Router;
-use axum::routing::get;
 use domain::{Role, Scope};
 
 use super::{APP_LIST, TOKEN_LIST};
 use crate::area::{Access, Area, Path, RootLink, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 pub const TOKENS: Path = Path::new("/personal_access_tokens");
@@ -45,25 +44,80 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(
-            TOKENS.pattern(),
-            get(super::list_tokens).post(super::create_token),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Token = super::TokenFields<'static>;
+    type App = super::AppFields<'static>;
+    routes
+        .get(
+            TOKENS,
+            super::list_tokens,
+            Op::new(
+                "List the personal access tokens of the token's user",
+                Answer::list::<Token>(),
+            )
+            .scope(Scope::CredentialsRead)
+            .list(&TOKEN_LIST)
+            .rel(&rels::ROOT_PERSONAL_ACCESS_TOKENS),
         )
-        .route(
-            TOKEN.pattern(),
-            get(super::show_token).delete(super::revoke_token),
+        .post(
+            TOKENS,
+            super::create_token,
+            Op::new(
+                "Create a personal access token of the token's user, shown this once",
+                Answer::created::<Token>(),
+            )
+            .scope(Scope::CredentialsWrite)
+            .json_body::<super::NewToken>()
+            .rel(&rels::ROOT_CREATE_PERSONAL_ACCESS_TOKEN),
         )
-        .route(
-            APPS.pattern(),
-            get(super::list_apps).post(super::register_app),
+        .get(
+            TOKEN,
+            super::show_token,
+            Op::new("Show a personal access token", Answer::resource::<Token>())
+                .scope(Scope::CredentialsRead),
         )
-        .route(APP.pattern(), get(super::show_app))
+        .delete(
+            TOKEN,
+            super::revoke_token,
+            Op::new(
+                "Revoke a personal access token at once",
+                Answer::resource::<Token>(),
+            )
+            .scope(Scope::CredentialsWrite)
+            .rel(&rels::ROOT_REVOKE),
+        )
+        .get(
+            APPS,
+            super::list_apps,
+            Op::new(
+                "List the OAuth apps of the user's account",
+                Answer::list::<App>(),
+            )
+            .scope(Scope::CredentialsRead)
+            .list(&APP_LIST)
+            .rel(&rels::ROOT_APPS),
+        )
+        .post(
+            APPS,
+            super::register_app,
+            Op::new(
+                "Register an OAuth app of the user's account (owners and admins); its \
+                 secret is shown this once",
+                Answer::created::<App>(),
+            )
+            .scope(Scope::CredentialsWrite)
+            .json_body::<super::NewApp>()
+            .rel(&rels::ROOT_CREATE_APP),
+        )
+        .get(
+            APP,
+            super::show_app,
+            Op::new(
+                "Show an OAuth app of the user's account",
+                Answer::resource::<App>(),
+            )
+            .scope(Scope::CredentialsRead),
+        );
 }
 
 fn reader(access: &Access<'_>) -> bool {

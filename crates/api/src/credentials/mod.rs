@@ -15,7 +15,8 @@ use axum::extract::{RawQuery, State};
 use domain::{FieldErrors, Scope, ScopeSet};
 use oauth::apps::{AppRegistration, UserRegistration, register_for_user};
 use oauth::grant::GrantType;
-use oauth::personal_tokens::PersonalTokenRequest;
+use oauth::personal_tokens::{Expiry, PersonalTokenRequest};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use storage::sql::Direction;
 use storage::users::{self, User};
@@ -26,6 +27,8 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::{ListRequest, ListSpec};
 use crate::kernel::state::AppState;
+
+pub use representation::{AppFields, TokenFields};
 
 use representation::{app_resource, token_resource};
 
@@ -108,10 +111,12 @@ async fn show_token(
     Ok(Hal::ok(doc, token.created_on))
 }
 
-#[derive(Deserialize)]
-struct NewToken {
+#[derive(Deserialize, JsonSchema)]
+pub struct NewToken {
     name: String,
+    #[schemars(with = "Expiry")]
     expires: String,
+    /// Comma- or space-separated, within the token making the request and the user's role.
     scopes: String,
 }
 
@@ -191,12 +196,14 @@ async fn show_app(
     Ok(Hal::ok(doc, app.updated_on))
 }
 
-#[derive(Deserialize)]
-struct NewApp {
+#[derive(Deserialize, JsonSchema)]
+pub struct NewApp {
     name: String,
     #[serde(default)]
     redirect_uris: Vec<String>,
+    /// Comma- or space-separated, within the token making the request.
     scopes: String,
+    /// Grant types (`jwt_bearer` stands for the JWT bearer grant's URN).
     grants: Vec<String>,
     #[serde(default)]
     public: bool,

@@ -4,6 +4,7 @@
 use domain::{Scope, Timestamp};
 use hal::{Link, Resource};
 use oauth::Principal;
+use schemars::JsonSchema;
 use serde::Serialize;
 use storage::apps::App;
 use storage::tokens::AccessToken;
@@ -12,17 +13,20 @@ use super::area::{APP, TOKEN};
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
-struct TokenFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct TokenFields<'a> {
     id: i64,
     name: Option<&'a str>,
     scopes: &'a str,
+    #[schemars(extend("enum" = ["active", "expired", "revoked"]))]
     state: &'static str,
     created_on: Timestamp,
     expires_on: Option<Timestamp>,
     last_used_on: Option<Timestamp>,
     revoked_on: Option<Timestamp>,
+    /// The token, only in the answer that created it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     token: Option<&'a str>,
 }
 
@@ -62,8 +66,8 @@ pub fn token_resource(
         )
 }
 
-#[derive(Serialize)]
-struct AppFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct AppFields<'a> {
     id: i64,
     name: &'a str,
     client_id: &'a str,
@@ -73,7 +77,9 @@ struct AppFields<'a> {
     public: bool,
     trusted: bool,
     created_on: Timestamp,
+    /// The client secret, only in the answer that registered the app (a public client has none).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     client_secret: Option<&'a str>,
 }
 

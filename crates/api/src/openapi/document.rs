@@ -6,7 +6,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use super::operation::{Access, Answer, Body};
+use super::operation::{Access, Answer, Body, Errors};
 use crate::area::Documented;
 use crate::kernel::list::{PAGE, PER_PAGE};
 
@@ -183,6 +183,8 @@ fn tag(path: &str) -> &str {
     let mut segments = path.split('/').filter(|s| !s.is_empty());
     match segments.next() {
         Some("v2") => segments.next().unwrap_or("root"),
+        // The authorization service's metadata is among its endpoints.
+        Some(".well-known") => "oauth",
         Some(first) => first,
         None => "root",
     }
@@ -245,7 +247,10 @@ fn parameters(route: &Documented, answers: &mut SchemaGenerator) -> Value {
             "schema": { "type": "string" },
         }));
     }
-    if route.method == axum::http::Method::POST && op.access != Access::Client {
+    // Only a token's requests are remembered (`kernel::idempotency`).
+    if route.method == axum::http::Method::POST
+        && matches!(op.access, Access::Token | Access::AnyOf(_))
+    {
         params.push(json!({
             "name": "Idempotency-Key", "in": "header",
             "description": "Repeating a request with the same key answers the first answer",
@@ -263,9 +268,55 @@ pub fn path_variables(path: &str) -> Vec<&str> {
 }
 
 fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
-    let error = json!({ "$ref": "#/components/responses/Error" });
+    let op = &route.op;
+    let mut responses = Map::new();
+    for answer in std::iter::once(&op.answer).chain(&op.also) {
+        let (status, success) = success(answer, answers);
+        responses.insert(status.to_string(), success);
+    }
+    if route.method == axum::http::Method::GET {
+        responses.insert(
+            "304".into(),
+            json!({ "description": "Unchanged since the ETag or date the request named" }),
+        );
+    }
+    // The authorization service's pages redirect with 303 only.
+    if op.errors != Errors::Page && matches!(op.answer, Answer::Redirect | Answer::Html) {
+        // Forms that fail answer the page again or redirect with the error.
+        responses.insert("302".into(), json!({ "description": "Redirected" }));
+    }
+    let error = match op.errors {
+        Errors::Api => json!({ "$ref": "#/components/responses/Error" }),
+        // The endpoints answer errors as RFC 6749 section 5.2 says; a request refused
+        // before it reaches them (rate limit, say) gets the API's error.
+        Errors::OAuth => json!({
+            "description": "An OAuth error, or the API's error for a request refused before the endpoint",
+            "content": hal_media(json!({ "anyOf": [
+                { "$ref": format!("{SCHEMAS}OAuthError") },
+                { "$ref": format!("{SCHEMAS}Error") },
+            ] })),
+        }),
+        // The pages say what went wrong in a page; a request refused before it reaches
+        // them (rate limit, say) gets the API's error.
+        Errors::Page => {
+            let mut content = hal_media(json!({ "$ref": format!("{SCHEMAS}Error") }));
+            content["text/html"] = json!({ "schema": { "type": "string" } });
+            json!({
+                "description": "A page saying what went wrong, or the API's error for a request refused before the page",
+                "content": content,
+            })
+        }
+    };
+    responses.insert("4XX".into(), error.clone());
+    responses.insert("5XX".into(), error);
+    Value::Object(responses)
+}
+
+/// The status and description of one successful answer.
+fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
     let hal = hal_media;
-    let (status, success) = match route.op.answer {
+    let html = json!({ "text/html": { "schema": { "type": "string" } } });
+    match *answer {
         Answer::Resource { status, fields } => (
             status,
             json!({ "description": "The resource", "content": hal(resource(fields(answers))) }),
@@ -278,10 +329,8 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
             status,
             json!({ "description": "The answer", "content": { "application/json": { "schema": body(answers) } } }),
         ),
-        Answer::Html => (
-            200,
-            json!({ "description": "A page", "content": { "text/html": { "schema": { "type": "string" } } } }),
-        ),
+        Answer::Html => (200, json!({ "description": "A page", "content": html })),
+        Answer::Page { status } => (status, json!({ "description": "A page", "content": html })),
         Answer::Redirect => (
             303,
             json!({ "description": "Where to go next (`Location`)" }),
@@ -294,32 +343,8 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
             200,
             json!({ "description": "The file", "content": { "*/*": { "schema": { "type": "string", "format": "binary" } } } }),
         ),
-    };
-    let mut responses = Map::new();
-    responses.insert(status.to_string(), success);
-    if route.method == axum::http::Method::GET {
-        responses.insert(
-            "304".into(),
-            json!({ "description": "Unchanged since the ETag or date the request named" }),
-        );
+        Answer::Empty { status } => (status, json!({ "description": "Done; no body" })),
     }
-    if matches!(route.op.answer, Answer::Redirect | Answer::Html) {
-        // Forms that fail answer the page again or redirect with the error.
-        responses.insert("302".into(), json!({ "description": "Redirected" }));
-    }
-    if route.op.access == Access::Client {
-        // The OAuth endpoints answer errors as RFC 6749 §5.2 says.
-        let oauth = json!({
-            "description": "An OAuth error",
-            "content": { "application/json": { "schema": { "$ref": format!("{SCHEMAS}OAuthError") } } },
-        });
-        responses.insert("4XX".into(), oauth.clone());
-        responses.insert("5XX".into(), oauth);
-        return Value::Object(responses);
-    }
-    responses.insert("4XX".into(), error.clone());
-    responses.insert("5XX".into(), error);
-    Value::Object(responses)
 }
 
 /// HAL documents (errors included) are sent as `application/json`, which every client
@@ -371,6 +396,7 @@ fn security(access: &Access) -> Value {
                 .collect(),
         ),
         Access::Client => json!([{ "client_basic": [] }, {}]),
+        Access::Session => json!([{ "session": [] }]),
     }
 }
 
@@ -379,14 +405,14 @@ fn security_schemes(public_url: &str) -> Value {
         .iter()
         .map(|s| (s.as_str().to_owned(), Value::from(s.description())))
         .collect();
-    let token_url = format!("{public_url}/oauth/token");
+    let token_url = format!("{public_url}{}", oauth::paths::TOKEN);
     json!({
         "oauth": {
             "type": "oauth2",
             "description": "Bearer tokens from the authorization service",
             "flows": {
                 "authorizationCode": {
-                    "authorizationUrl": format!("{public_url}/oauth/authorize"),
+                    "authorizationUrl": format!("{public_url}{}", oauth::paths::AUTHORIZE),
                     "tokenUrl": token_url,
                     "scopes": scopes,
                 },
@@ -398,6 +424,12 @@ fn security_schemes(public_url: &str) -> Value {
             "type": "http",
             "scheme": "basic",
             "description": "An OAuth client's id and secret",
+        },
+        "session": {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": oauth::SESSION_COOKIE,
+            "description": "A person signed in to the authorization service's pages",
         },
     })
 }

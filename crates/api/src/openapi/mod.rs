@@ -2,6 +2,7 @@
 //! descriptions routes are registered with (`area::Routes`) and from the JSON schemas of
 //! the types the handlers read and write; nothing in it is written by hand.
 
+pub mod authorization;
 mod document;
 mod operation;
 

@@ -25,6 +25,19 @@ pub enum Access {
     Token,
     /// An OAuth client authenticating itself (HTTP Basic or form parameters).
     Client,
+    /// A person signed in to the authorization service's pages (its session cookie).
+    Session,
+}
+
+/// How an operation writes its errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Errors {
+    /// The API's error body (`Error`).
+    Api,
+    /// RFC 6749 section 5.2 bodies (`OAuthError`): the authorization service's endpoints.
+    OAuth,
+    /// A page saying what went wrong: the authorization service's pages.
+    Page,
 }
 
 /// What a request carries in its body.
@@ -47,10 +60,14 @@ pub enum Answer {
     Json { status: u16, body: SchemaFn },
     /// A page for people.
     Html,
+    /// A page for people answered with `status` (201 after a form created something).
+    Page { status: u16 },
     /// A redirect to another page.
     Redirect,
     /// Text (the metrics exposition).
     Text,
+    /// `status` and no body.
+    Empty { status: u16 },
     /// A stored file, in the media type it was uploaded with.
     File,
 }
@@ -86,6 +103,11 @@ impl Answer {
             body: schema::<T>(),
         }
     }
+
+    /// `200` and no body.
+    pub const fn empty() -> Self {
+        Self::Empty { status: 200 }
+    }
 }
 
 /// A query parameter an operation reads beside its list's.
@@ -110,7 +132,10 @@ pub const SHOP_SUBDOMAINS: QueryParam = QueryParam {
 pub struct Op {
     pub(super) summary: &'static str,
     pub(super) answer: Answer,
+    /// Other answers to a successful request (a page that may also redirect, say).
+    pub(super) also: Vec<Answer>,
     pub(super) access: Access,
+    pub(super) errors: Errors,
     pub(super) list: Option<&'static ListSpec>,
     pub(super) query: Vec<QueryParam>,
     /// The bodies it takes, one per media type.
@@ -126,7 +151,9 @@ impl Op {
         Self {
             summary,
             answer,
+            also: Vec::new(),
             access: Access::Token,
+            errors: Errors::Api,
             list: None,
             query: Vec::new(),
             bodies: Vec::new(),
@@ -152,9 +179,34 @@ impl Op {
         self
     }
 
-    /// Called by an OAuth client authenticating itself.
+    /// Called by an OAuth client authenticating itself; errors are OAuth errors.
     pub fn client(mut self) -> Self {
         self.access = Access::Client;
+        self.errors = Errors::OAuth;
+        self
+    }
+
+    /// Needs a person signed in to the authorization service's pages.
+    pub fn session(mut self) -> Self {
+        self.access = Access::Session;
+        self
+    }
+
+    /// Answers errors as RFC 6749 error bodies (the authorization service's endpoints).
+    pub fn oauth_errors(mut self) -> Self {
+        self.errors = Errors::OAuth;
+        self
+    }
+
+    /// Answers errors with a page (the authorization service's pages).
+    pub fn page_errors(mut self) -> Self {
+        self.errors = Errors::Page;
+        self
+    }
+
+    /// May also answer `answer` (a page that redirects instead, say).
+    pub fn also(mut self, answer: Answer) -> Self {
+        self.also.push(answer);
         self
     }
 

@@ -1,13 +1,13 @@
 //! The webhooks area as the toolkit gathers it: paths, routes, root links, URL builders.
 
-use axum::Router;
-use axum::routing::{get, post, put};
 use domain::Scope;
+use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
 
-use super::{SUBSCRIPTION_LIST, WEBHOOK_LIST};
+use super::{DELIVERY_LIST, SUBSCRIPTION_LIST, WEBHOOK_LIST};
 use crate::area::{Access, Area, Path, RootLink, Routes};
-use crate::kernel::state::{ApiConfig, AppState};
+use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;
+use crate::openapi::{Answer, Op};
 use crate::rels;
 
 /// A shop's subscriptions in the hub (the Bootic-compatible form).
@@ -51,33 +51,179 @@ pub static AREA: Area = Area {
     ],
 };
 
-fn routes(routes: &mut Routes, config: &ApiConfig) {
-    routes.undocumented(plain_routes(config));
-}
-
-fn plain_routes(_: &ApiConfig) -> Router<AppState> {
-    Router::new()
-        .route(
-            HUB_SUBSCRIPTIONS.pattern(),
-            get(super::hub_list).post(super::hub_create),
+fn routes(routes: &mut Routes, _: &ApiConfig) {
+    type Subscription = super::SubscriptionFields<'static>;
+    type Webhook = super::WebhookFields<'static>;
+    type Delivery = super::DeliveryFields<'static>;
+    type Replay = super::ReplayFields;
+    routes
+        .get(
+            HUB_SUBSCRIPTIONS,
+            super::hub_list,
+            Op::new(
+                "List a shop's subscriptions",
+                Answer::list::<Subscription>(),
+            )
+            .scope(Scope::HubRead)
+            .list(&SUBSCRIPTION_LIST)
+            .rel(&rels::WEBHOOKS_SUBSCRIPTIONS),
         )
-        .route(
-            HUB_SUBSCRIPTION.pattern(),
-            get(super::hub_show).delete(super::hub_delete),
+        .post(
+            HUB_SUBSCRIPTIONS,
+            super::hub_create,
+            Op::new(
+                "Subscribe to a topic of a shop; the secret is shown this once",
+                Answer::created::<Subscription>(),
+            )
+            .scope(Scope::HubWrite)
+            .json_body::<NewSubscription>()
+            .rel(&rels::WEBHOOKS_CREATE_SUBSCRIPTION),
         )
-        .route(WEBHOOKS.pattern(), get(super::list).post(super::create))
-        .route(TOPICS.pattern(), get(super::topics))
-        .route(
-            WEBHOOK.pattern(),
-            get(super::show).put(super::update).delete(super::remove),
+        .get(
+            HUB_SUBSCRIPTION,
+            super::hub_show,
+            Op::new(
+                "Show a shop's subscription",
+                Answer::resource::<Subscription>(),
+            )
+            .scope(Scope::HubRead),
         )
-        .route(REACTIVATE.pattern(), put(super::reactivate))
-        .route(DISABLE.pattern(), put(super::disable))
-        .route(SECRET.pattern(), post(super::rotate_secret))
-        .route(DELIVERIES.pattern(), get(super::deliveries))
-        .route(REDELIVER.pattern(), post(super::redeliver))
-        .route(REPLAYS.pattern(), post(super::replay))
-        .route(REPLAY.pattern(), get(super::replay_status))
+        .delete(
+            HUB_SUBSCRIPTION,
+            super::hub_delete,
+            Op::new(
+                "Delete a shop's subscription",
+                Answer::resource::<Subscription>(),
+            )
+            .scope(Scope::HubWrite)
+            .if_match()
+            .rel(&rels::WEBHOOKS_DELETE_SUBSCRIPTION),
+        )
+        .get(
+            WEBHOOKS,
+            super::list,
+            Op::new("List webhooks", Answer::list::<Webhook>())
+                .scope(Scope::HubRead)
+                .list(&WEBHOOK_LIST)
+                .rel(&rels::WEBHOOKS_WEBHOOKS),
+        )
+        .post(
+            WEBHOOKS,
+            super::create,
+            Op::new(
+                "Create a webhook of a shop; the secret is shown this once",
+                Answer::created::<Webhook>(),
+            )
+            .scope(Scope::HubWrite)
+            .json_body::<NewSubscription>()
+            .rel(&rels::WEBHOOKS_CREATE_WEBHOOK),
+        )
+        .get(
+            TOPICS,
+            super::topics,
+            Op::new(
+                "The topics a webhook may name; each covers the topics below it",
+                Answer::resource::<super::TopicsFields>(),
+            )
+            .scope(Scope::HubRead)
+            .rel(&rels::WEBHOOKS_TOPICS),
+        )
+        .get(
+            WEBHOOK,
+            super::show,
+            Op::new("Show a webhook", Answer::resource::<Webhook>())
+                .scope(Scope::HubRead)
+                .rel(&rels::WEBHOOKS_WEBHOOK),
+        )
+        .put(
+            WEBHOOK,
+            super::update,
+            Op::new(
+                "Change a webhook; a new URL sends it back to pending and pings it",
+                Answer::resource::<Webhook>(),
+            )
+            .scope(Scope::HubWrite)
+            .json_body::<SubscriptionChanges>()
+            .if_match()
+            .rel(&rels::WEBHOOKS_UPDATE),
+        )
+        .delete(
+            WEBHOOK,
+            super::remove,
+            Op::new("Delete a webhook", Answer::resource::<Webhook>())
+                .scope(Scope::HubWrite)
+                .if_match()
+                .rel(&rels::WEBHOOKS_DELETE),
+        )
+        .put(
+            REACTIVATE,
+            super::reactivate,
+            Op::new(
+                "Reactivate a failed or disabled webhook; its parked deliveries go out",
+                Answer::resource::<Webhook>(),
+            )
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_REACTIVATE),
+        )
+        .put(
+            DISABLE,
+            super::disable,
+            Op::new(
+                "Stop a webhook's deliveries by hand (they are kept until it is reactivated)",
+                Answer::resource::<Webhook>(),
+            )
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_DISABLE),
+        )
+        .post(
+            SECRET,
+            super::rotate_secret,
+            Op::new(
+                "Rotate a webhook's signing secret, shown this once; the old one keeps \
+                 signing for the grace period",
+                Answer::resource::<Webhook>(),
+            )
+            .scope(Scope::HubWrite)
+            .json_body::<Rotation>()
+            .rel(&rels::WEBHOOKS_ROTATE_SECRET),
+        )
+        .get(
+            DELIVERIES,
+            super::deliveries,
+            Op::new(
+                "List a webhook's deliveries, each with its attempts",
+                Answer::list::<Delivery>(),
+            )
+            .scope(Scope::HubRead)
+            .list(&DELIVERY_LIST)
+            .rel(&rels::WEBHOOKS_DELIVERIES),
+        )
+        .post(
+            REDELIVER,
+            super::redeliver,
+            Op::new(
+                "Send a delivery again at once, as a manual attempt",
+                Answer::resource::<Delivery>(),
+            )
+            .scope(Scope::HubWrite)
+            .rel(&rels::WEBHOOKS_REDELIVER),
+        )
+        .post(
+            REPLAYS,
+            super::replay,
+            Op::new(
+                "Send again every failed or skipped delivery created in a window",
+                Answer::created::<Replay>(),
+            )
+            .scope(Scope::HubWrite)
+            .json_body::<ReplayInput>()
+            .rel(&rels::WEBHOOKS_REPLAY),
+        )
+        .get(
+            REPLAY,
+            super::replay_status,
+            Op::new("How far a replay got", Answer::resource::<Replay>()).scope(Scope::HubRead),
+        );
 }
 
 fn reader(access: &Access<'_>) -> bool {

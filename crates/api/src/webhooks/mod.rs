@@ -14,6 +14,8 @@ use axum::http::HeaderMap;
 use domain::webhook::DeliveryStatus;
 use domain::{Scope, Timestamp, topic};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::Value;
 use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
 use services::webhooks::{self as operations, Config};
@@ -30,7 +32,10 @@ use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 
-pub use representation::{subscription_resource, webhook_resource};
+pub use representation::{
+    DeliveryFields, ReplayFields, SubscriptionFields, WebhookFields, subscription_resource,
+    webhook_resource,
+};
 
 use representation::{delivery_resource, replay_resource};
 
@@ -304,11 +309,20 @@ fn document(state: &AppState, auth: &Auth, webhook: &Webhook) -> Value {
     webhook_resource(&state.urls, auth.scopes, webhook, None).into_value(state.urls.curies())
 }
 
+/// The properties of the list of topics.
+#[derive(Serialize, JsonSchema)]
+pub struct TopicsFields {
+    /// Every topic, each before the narrower ones it covers.
+    topics: &'static [&'static str],
+}
+
 /// The topics a subscription may name; each covers the topics below it.
 async fn topics(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
     auth.require(Scope::HubRead)?;
     let doc = Resource::new(["topics"])
-        .property("topics", topic::TOPICS.to_vec())
+        .with_properties(&TopicsFields {
+            topics: topic::TOPICS,
+        })
         .link("self", Link::get(state.urls.at(area::TOPICS, &[])))
         .rel(
             &crate::rels::WEBHOOKS_WEBHOOKS,

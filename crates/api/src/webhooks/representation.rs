@@ -5,6 +5,7 @@
 use domain::webhook::{AuthType, DeliveryStatus, Ordering, SubscriptionStatus, Trigger};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 use storage::webhook_deliveries::{Attempt, Delivery, Progress, Replay};
@@ -14,11 +15,14 @@ use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
 use crate::rels;
 
-#[derive(Serialize)]
+/// How deliveries authenticate to the target (never the password).
+#[derive(Serialize, JsonSchema)]
+#[schemars(rename = "WebhookAuth")]
 struct Auth<'a> {
     #[serde(rename = "type")]
     kind: AuthType,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     username: Option<&'a str>,
 }
 
@@ -29,8 +33,8 @@ fn auth(webhook: &Webhook) -> Auth<'_> {
     }
 }
 
-#[derive(Serialize)]
-struct SubscriptionFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct SubscriptionFields<'a> {
     id: i64,
     shop_id: i64,
     status: SubscriptionStatus,
@@ -41,7 +45,9 @@ struct SubscriptionFields<'a> {
     ordering: Ordering,
     error_count: i64,
     last_error: Option<&'a str>,
+    /// The signing secret, only in the answer that created or rotated it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     secret: Option<&'a str>,
     created_on: Timestamp,
     updated_on: Timestamp,
@@ -88,8 +94,8 @@ pub fn subscription_resource(
         )
 }
 
-#[derive(Serialize)]
-struct WebhookFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct WebhookFields<'a> {
     id: i64,
     channel_id: i64,
     topic: &'a str,
@@ -102,7 +108,9 @@ struct WebhookFields<'a> {
     error_count: i64,
     last_error: Option<&'a str>,
     last_error_on: Option<Timestamp>,
+    /// The signing secret, only in the answer that created or rotated it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     secret: Option<&'a str>,
     created_on: Timestamp,
     updated_on: Timestamp,
@@ -172,8 +180,8 @@ struct AttemptFields<'a> {
     created_on: Timestamp,
 }
 
-#[derive(Serialize)]
-struct DeliveryFields<'a> {
+#[derive(Serialize, JsonSchema)]
+pub struct DeliveryFields<'a> {
     id: i64,
     webhook_id: i64,
     sequence: i64,
@@ -241,8 +249,8 @@ pub fn delivery_resource(
         )
 }
 
-#[derive(Serialize)]
-struct ReplayFields {
+#[derive(Serialize, JsonSchema)]
+pub struct ReplayFields {
     id: i64,
     webhook_id: i64,
     since: Timestamp,

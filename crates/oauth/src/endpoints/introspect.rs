@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 use storage::{refresh_tokens, tokens};
 
 use super::client_auth::Presented;
@@ -26,7 +27,70 @@ pub async fn introspect(State(auth): State<Arc<AuthService>>, request: Request) 
     }
 }
 
-async fn run(auth: &AuthService, request: Request) -> Result<Value, OAuthError> {
+/// What an introspection answers (RFC 7662 section 2.2).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Introspection {
+    /// Expired, revoked, unknown or another client's: nothing more is said.
+    Inactive(Inactive),
+    /// A live access token (or personal access token) of the client.
+    Access(ActiveAccess),
+    /// A live, unused refresh token of the client.
+    Refresh(ActiveRefresh),
+}
+
+/// `{"active": false}`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "IntrospectionInactive")]
+pub struct Inactive {
+    #[schemars(extend("const" = false))]
+    active: bool,
+}
+
+/// What an access token grants.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "IntrospectionAccessToken")]
+pub struct ActiveAccess {
+    #[schemars(extend("const" = true))]
+    active: bool,
+    #[schemars(extend("enum" = ["access_token", "personal_access_token"]))]
+    token_type: &'static str,
+    /// The granted scopes, comma-separated.
+    scope: String,
+    client_id: String,
+    /// `user:{id}` or `app:{id}`.
+    sub: String,
+    iss: String,
+    iat: i64,
+    jti: String,
+    /// Absent on personal access tokens that never expire.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i64")]
+    exp: Option<i64>,
+    /// The user's name, on tokens issued to a user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    username: Option<String>,
+}
+
+/// What a refresh token grants.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "IntrospectionRefreshToken")]
+pub struct ActiveRefresh {
+    #[schemars(extend("const" = true))]
+    active: bool,
+    #[schemars(extend("const" = "refresh_token"))]
+    token_type: &'static str,
+    /// The scopes a refreshed token may have, comma-separated.
+    scope: String,
+    client_id: String,
+    /// `user:{id}`.
+    sub: String,
+    exp: i64,
+    iat: i64,
+}
+
+async fn run(auth: &AuthService, request: Request) -> Result<Introspection, OAuthError> {
     let request = FormRequest::read(request).await?;
     let presented = Presented::read(&request.headers, &request.form)?;
     if matches!(presented, Presented::Nothing) {
@@ -38,7 +102,7 @@ async fn run(auth: &AuthService, request: Request) -> Result<Value, OAuthError> 
     }
     let app = presented.authenticate(auth, false).await?;
     let token = request.form.require("token")?;
-    let inactive = json!({"active": false});
+    let inactive = Introspection::Inactive(Inactive { active: false });
     let now = auth.clock.now();
     if let Ok(claims) = auth.decode_token(token).await {
         let live = claims.app == app.id
@@ -49,23 +113,22 @@ async fn run(auth: &AuthService, request: Request) -> Result<Value, OAuthError> 
         if !live {
             return Ok(inactive);
         }
-        let mut answer = json!({
-            "active": true,
-            "token_type": if claims.is_personal() { "personal_access_token" } else { "access_token" },
-            "scope": claims.scope,
-            "client_id": claims.cid,
-            "sub": claims.sub,
-            "iss": claims.iss,
-            "iat": claims.iat,
-            "jti": claims.jti,
-        });
-        if let Some(exp) = claims.exp {
-            answer["exp"] = exp.into();
-        }
-        if let Some(name) = claims.name {
-            answer["username"] = name.into();
-        }
-        return Ok(answer);
+        return Ok(Introspection::Access(ActiveAccess {
+            active: true,
+            token_type: if claims.is_personal() {
+                "personal_access_token"
+            } else {
+                "access_token"
+            },
+            scope: claims.scope,
+            client_id: claims.cid,
+            sub: claims.sub,
+            iss: claims.iss,
+            iat: claims.iat,
+            jti: claims.jti,
+            exp: claims.exp,
+            username: claims.name,
+        }));
     }
     if let Some(refresh) =
         refresh_tokens::find(&auth.db, &secrets::sha256(token.as_bytes())).await?
@@ -74,14 +137,14 @@ async fn run(auth: &AuthService, request: Request) -> Result<Value, OAuthError> 
         && refresh.used_on.is_none()
         && refresh.expires_on > now
     {
-        return Ok(json!({
-            "active": true,
-            "token_type": "refresh_token",
-            "scope": refresh.scopes,
-            "client_id": app.client_id,
-            "sub": format!("user:{}", refresh.user_id),
-            "exp": refresh.expires_on.as_secs(),
-            "iat": refresh.created_on.as_secs(),
+        return Ok(Introspection::Refresh(ActiveRefresh {
+            active: true,
+            token_type: "refresh_token",
+            scope: refresh.scopes,
+            client_id: app.client_id,
+            sub: format!("user:{}", refresh.user_id),
+            exp: refresh.expires_on.as_secs(),
+            iat: refresh.created_on.as_secs(),
         }));
     }
     Ok(inactive)

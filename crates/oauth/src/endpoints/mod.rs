@@ -14,41 +14,41 @@ use axum::Router;
 use axum::middleware::from_fn;
 use axum::routing::{get, post};
 
+pub use introspect::Introspection;
+pub use metadata::Metadata;
+
 use crate::service::AuthService;
-use crate::{control, pages};
+use crate::{control, pages, paths};
 
 /// The endpoints and the pages, each behind the guard that answers in its own format.
 pub fn routes(auth: Arc<AuthService>) -> Router {
     let endpoints = Router::new()
-        .route("/oauth/token", post(token::token))
-        .route("/oauth/revoke", post(revoke::revoke))
-        .route("/oauth/introspect", post(introspect::introspect))
-        .route(
-            "/.well-known/oauth-authorization-server",
-            get(metadata::metadata),
-        )
+        .route(paths::TOKEN, post(token::token))
+        .route(paths::REVOKE, post(revoke::revoke))
+        .route(paths::INTROSPECT, post(introspect::introspect))
+        .route(paths::METADATA, get(metadata::metadata))
         .layer(from_fn(control::endpoint_guard));
     let pages = Router::new()
         .route(
-            "/oauth/authorize",
+            paths::AUTHORIZE,
             get(pages::authorize::show).post(pages::authorize::decide),
         )
         .route(
-            "/oauth/login",
+            paths::LOGIN,
             get(pages::login::show).post(pages::login::submit),
         )
-        .route("/oauth/logout", post(pages::login::sign_out))
-        .route("/oauth/credentials", get(pages::credentials::show))
+        .route(paths::LOGOUT, post(pages::login::sign_out))
+        .route(paths::CREDENTIALS, get(pages::credentials::show))
         .route(
-            "/oauth/credentials/tokens",
+            paths::CREDENTIALS_TOKENS,
             post(pages::credentials::create_token),
         )
         .route(
-            "/oauth/credentials/tokens/revoke",
+            paths::CREDENTIALS_REVOKE_TOKEN,
             post(pages::credentials::revoke_token),
         )
         .route(
-            "/oauth/credentials/apps",
+            paths::CREDENTIALS_APPS,
             post(pages::credentials::register_app),
         )
         .layer(from_fn(pages::guard));

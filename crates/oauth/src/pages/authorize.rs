@@ -14,13 +14,14 @@ use storage::apps::{self, App};
 use storage::authorization_codes::{self, NewCode};
 use storage::users::User;
 
-use super::Params;
 use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::login::storage_failure;
 use super::session::{self, Csrf};
+use super::{Params, sign_in_then};
 use crate::error::OAuthCode;
 use crate::grant::GrantType;
 use crate::issue::new_family_id;
+use crate::paths::{AUTHORIZE, LOGOUT};
 use crate::principal::Subject;
 use crate::service::AuthService;
 use crate::tokens::TokenGrant;
@@ -273,8 +274,7 @@ pub async fn show(State(auth): State<Arc<AuthService>>, request: Request) -> Res
     let user = match session::current_user(&auth, request.headers()).await {
         Ok(Some(user)) => user,
         Ok(None) => {
-            let back = format!("/oauth/authorize?{query}");
-            return see_other(&with_params("/oauth/login", &[("continue", &back)], false));
+            return see_other(&sign_in_then(&format!("{AUTHORIZE}?{query}")));
         }
         Err(err) => return storage_failure(err),
     };
@@ -312,11 +312,11 @@ fn consent_page(
     let body = format!(
         "<h1>Allow {app}?</h1><p><strong>{app}</strong> asks to act for you in your account. It will be able to:</p>\
          <ul id=\"scopes\">{abilities}</ul>\
-         <form method=\"post\" action=\"/oauth/authorize\">{hidden}\
+         <form method=\"post\" action=\"{AUTHORIZE}\">{hidden}\
          <button type=\"submit\" name=\"decision\" value=\"approve\" id=\"approve\">Allow</button>\
          <button type=\"submit\" name=\"decision\" value=\"deny\" id=\"deny\">Deny</button></form>\
          <p class=\"muted\">Signed in as {email}. You will return to {target}.</p>\
-         <form method=\"post\" action=\"/oauth/logout\">{logout}<button type=\"submit\">Not you? Sign out</button></form>",
+         <form method=\"post\" action=\"{LOGOUT}\">{logout}<button type=\"submit\">Not you? Sign out</button></form>",
         app = escape(&authorization.app.name),
         hidden = hidden_fields(carried),
         email = escape(&user.email),

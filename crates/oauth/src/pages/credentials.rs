@@ -15,19 +15,21 @@ use axum::response::{IntoResponse, Response};
 use domain::{FieldErrors, Role, Scope, ScopeSet, Timestamp, limits};
 use storage::users::User;
 
-use super::Params;
 use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::login::storage_failure;
 use super::session::{self, Csrf};
+use super::{Params, sign_in_then};
 use crate::apps::{AppRegistration, UserRegistration, register_for_user};
 use crate::grant::GrantType;
+use crate::paths::{
+    CREDENTIALS, CREDENTIALS_APPS, CREDENTIALS_REVOKE_TOKEN, CREDENTIALS_TOKENS, LOGOUT,
+};
 use crate::personal_tokens::{Expiry, PersonalTokenRequest};
 use crate::service::AuthService;
 
 const MAX_FORM_BYTES: usize = 16 * 1024;
-const PAGE: &str = "/oauth/credentials";
 /// The grants a user may pick for an app (the password grant is an operator's decision).
-const OFFERED_GRANTS: [GrantType; 5] = [
+pub(crate) const OFFERED_GRANTS: [GrantType; 5] = [
     GrantType::AuthorizationCode,
     GrantType::RefreshToken,
     GrantType::Implicit,
@@ -54,7 +56,7 @@ pub async fn show(State(auth): State<Arc<AuthService>>, request: Request) -> Res
             )
             .await
         }
-        Ok(None) => see_other("/oauth/login?continue=%2Foauth%2Fcredentials"),
+        Ok(None) => see_other(&sign_in_then(CREDENTIALS)),
         Err(err) => storage_failure(err),
     }
 }
@@ -77,7 +79,7 @@ async fn form_post(
     }
     match session::current_user(auth, &parts.headers).await {
         Ok(Some(user)) => Ok((parts.headers, user, params)),
-        Ok(None) => Err(see_other("/oauth/login?continue=%2Foauth%2Fcredentials")),
+        Ok(None) => Err(see_other(&sign_in_then(CREDENTIALS))),
         Err(err) => Err(storage_failure(err)),
     }
 }
@@ -145,7 +147,7 @@ pub async fn revoke_token(State(auth): State<Arc<AuthService>>, request: Request
         return error_page(StatusCode::BAD_REQUEST, "The form names no token.");
     };
     match auth.revoke_personal_token(user.id, id).await {
-        Ok(_) => see_other(PAGE),
+        Ok(_) => see_other(CREDENTIALS),
         Err(err) => storage_failure(err),
     }
 }
@@ -278,7 +280,7 @@ async fn render(
                 "expired".to_owned()
             } else {
                 format!(
-                    "<form method=\"post\" action=\"{PAGE}/tokens/revoke\">{csrf_field}{id}\
+                    "<form method=\"post\" action=\"{CREDENTIALS_REVOKE_TOKEN}\">{csrf_field}{id}\
                      <button type=\"submit\" id=\"revoke-{n}\">Revoke</button></form>",
                     id = hidden_fields([("id", t.id.to_string().as_str())]),
                     n = t.id,
@@ -327,12 +329,12 @@ async fn render(
          {notice}{errors}\
          <h2>Personal access tokens</h2>\
          <table id=\"tokens\"><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Expires</th><th>Last used</th><th></th></tr>{rows}</table>\
-         <h3>New token</h3><form method=\"post\" action=\"{PAGE}/tokens\">{csrf_field}\
+         <h3>New token</h3><form method=\"post\" action=\"{CREDENTIALS_TOKENS}\">{csrf_field}\
          <label for=\"token-name\">Name</label><input id=\"token-name\" name=\"name\" type=\"text\" required>\
          <label for=\"token-expires\">Expires</label><select id=\"token-expires\" name=\"expires\">{expiries}</select>\
          <fieldset><legend>Scopes</legend>{scopes}</fieldset>\
          <button type=\"submit\" id=\"create-token\">Create token</button></form>{apps}\
-         <form method=\"post\" action=\"/oauth/logout\">{csrf_field}<button type=\"submit\">Sign out</button></form>",
+         <form method=\"post\" action=\"{LOGOUT}\">{csrf_field}<button type=\"submit\">Sign out</button></form>",
         email = escape(&user.email),
         role = user.role,
         notice = outcome.notice,
@@ -374,7 +376,7 @@ async fn apps_section(
     Ok(format!(
         "<h2>OAuth apps</h2><table id=\"apps\"><tr><th>Name</th><th>Client id</th><th>Redirect URIs</th><th>Scopes</th>\
          <th>Grants</th></tr>{rows}</table>\
-         <h3>Register an app</h3><form method=\"post\" action=\"{PAGE}/apps\">{csrf_field}\
+         <h3>Register an app</h3><form method=\"post\" action=\"{CREDENTIALS_APPS}\">{csrf_field}\
          <label for=\"app-name\">Name</label><input id=\"app-name\" name=\"name\" type=\"text\" required>\
          <label for=\"app-redirects\">Redirect URIs, one per line</label>\
          <textarea id=\"app-redirects\" name=\"redirect_uris\" rows=\"3\" cols=\"50\"></textarea>\

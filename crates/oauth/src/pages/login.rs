@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::session::{self, Csrf};
 use super::{Params, safe_continue};
+use crate::paths::LOGIN;
 use crate::service::AuthService;
 use crate::sign_in::SignInError;
 
@@ -96,7 +97,7 @@ pub async fn sign_out(State(auth): State<Arc<AuthService>>, request: Request) ->
             "The form expired. Go back, reload the page and try again.",
         );
     }
-    let mut response = see_other("/oauth/login");
+    let mut response = see_other(LOGIN);
     match session::end(&auth, &parts.headers, &mut response).await {
         Ok(()) => response,
         Err(err) => storage_failure(err),
@@ -116,7 +117,7 @@ fn form(
         format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))
     });
     let body = format!(
-        "<h1>Sign in</h1>{error}<form method=\"post\" action=\"/oauth/login\">{hidden}\
+        "<h1>Sign in</h1>{error}<form method=\"post\" action=\"{LOGIN}\">{hidden}\
          <label for=\"email\">E-mail address</label>\
          <input id=\"email\" name=\"email\" type=\"email\" autocomplete=\"username\" required value=\"{email}\">\
          <label for=\"password\">Password</label>\

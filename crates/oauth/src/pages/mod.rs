@@ -7,7 +7,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::text::TextKind;
 
-use crate::control;
+use crate::{control, paths};
 use html::error_page;
 
 pub mod authorize;
@@ -15,6 +15,8 @@ pub mod credentials;
 pub(crate) mod html;
 pub mod login;
 mod session;
+
+pub use session::SESSION_COOKIE;
 
 /// Middleware of the pages: a query holding a control character is a 400 page.
 pub async fn guard(request: Request, next: Next) -> Response {
@@ -79,11 +81,19 @@ impl Params {
     }
 }
 
+/// The sign-in page, sending the browser on to `back` once signed in.
+pub fn sign_in_then(back: &str) -> String {
+    let query = form_urlencoded::Serializer::new(String::new())
+        .append_pair("continue", back)
+        .finish();
+    format!("{}?{query}", paths::LOGIN)
+}
+
 /// Where the sign-in page may send the browser afterwards: only our own pages, so the
 /// login form is no open redirect.
 pub fn safe_continue(target: Option<&str>) -> &str {
     match target {
         Some(t) if t.starts_with("/oauth/") && !t.contains("//") && !t.contains('\\') => t,
-        _ => "/oauth/credentials",
+        _ => paths::CREDENTIALS,
     }
 }

@@ -1,9 +1,12 @@
 //! What a client may send to create or change a webhook subscription, and its rules.
 
+use std::borrow::Cow;
+
 use delivery::ssrf::Guard;
 use domain::limits::IntRange;
 use domain::webhook::{AuthType, Ordering};
 use domain::{FieldErrors, Patch, Timestamp, topic, validation};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 
 const URL_MAX: usize = 2_000;
@@ -13,7 +16,9 @@ const GRACE_DEFAULT_SECS: i64 = 86_400;
 /// How long a rotated-out secret may keep signing: up to a week.
 const GRACE_PERIOD_SECS: IntRange = IntRange::new(0, 7 * 86_400);
 
-#[derive(Clone, Debug, Default, Deserialize)]
+/// How deliveries authenticate to the target.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[schemars(rename = "WebhookAuthInput")]
 pub struct AuthInput {
     #[serde(rename = "type", default)]
     kind: Option<AuthType>,
@@ -25,8 +30,9 @@ pub struct AuthInput {
 
 /// A subscription as a client creates it. Topic and URL are checked here rather than
 /// required by the parser, so that their absence is a 422 like any other invalid field.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewSubscription {
+    /// Required, as `url` is (without it the answer is a 422).
     #[serde(default)]
     topic: Option<String>,
     #[serde(default)]
@@ -73,7 +79,7 @@ impl NewSubscription {
     }
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct SubscriptionChanges {
     #[serde(default)]
     topic: Patch<String>,
@@ -178,7 +184,7 @@ fn check(checked: &Checked, password_needed: bool, guard: &Guard, errors: &mut F
 }
 
 /// A secret rotation: how long the old secret keeps signing.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Rotation {
     #[serde(default)]
     grace_period_seconds: Option<i64>,
@@ -196,11 +202,32 @@ impl Rotation {
 }
 
 /// A replay as a client asks for it: deliveries created from `since` until `until`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReplayInput {
+    #[schemars(with = "TimeOrDate")]
     since: String,
+    /// Now, unless given.
     #[serde(default)]
+    #[schemars(with = "Option<TimeOrDate>")]
     until: Option<String>,
+}
+
+/// What `Timestamp::parse` reads: an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight
+/// UTC).
+struct TimeOrDate;
+
+impl JsonSchema for TimeOrDate {
+    fn schema_name() -> Cow<'static, str> {
+        "TimeOrDate".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "anyOf": [{ "format": "date-time" }, { "format": "date" }],
+            "description": "An RFC 3339 date-time, or a YYYY-MM-DD date (midnight UTC)",
+        })
+    }
 }
 
 /// The checked window of a replay: `[since, until)`, `until` being now when not given.

@@ -24,8 +24,6 @@ pub struct Routes {
     prefix: &'static str,
     paths: Vec<(&'static str, MethodRouter<AppState>)>,
     documented: Vec<Documented>,
-    /// Routes not yet described (while areas move onto descriptions).
-    undocumented: Vec<Router<AppState>>,
 }
 
 impl Routes {
@@ -35,7 +33,6 @@ impl Routes {
             prefix,
             paths: Vec::new(),
             documented: Vec::new(),
-            undocumented: Vec::new(),
         }
     }
 
@@ -82,11 +79,6 @@ impl Routes {
         self
     }
 
-    /// Routes without a description, merged as they are.
-    pub fn undocumented(&mut self, router: Router<AppState>) {
-        self.undocumented.push(router);
-    }
-
     /// A route built by hand (with a layer of its own, say), and its description.
     pub fn add(
         &mut self,
@@ -123,7 +115,6 @@ impl Routes {
             .fold(Router::new(), |router, (pattern, route)| {
                 router.route(pattern, route)
             });
-        let router = self.undocumented.into_iter().fold(router, Router::merge);
         (router, self.documented)
     }
 }

@@ -7,4 +7,4 @@ mod document;
 mod operation;
 
 pub use document::{document, operation_url};
-pub use operation::{Access, Answer, Body, Op, QueryParam, SHOP_SUBDOMAINS, SchemaFn, schema};
+pub use operation::{Answer, Op, QueryParam, SHOP_SUBDOMAINS, schema};

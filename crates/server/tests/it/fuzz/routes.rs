@@ -1,6 +1,6 @@
 //! Every route the server has, with what each reads (query parameters, a JSON body, a
 //! form), and the resources the fuzz test points them at. `declared_routes` reads the
-//! routers' sources so that a route added without a line here fails the test.
+//! server's OpenAPI document, so that a route added without a line here fails the test.
 
 use std::collections::BTreeSet;
 
@@ -826,70 +826,19 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     ]
 }
 
-/// `(METHOD, path)` of every route the routers declare, read from their sources, with
-/// placeholders written `{}` and the API's under `/v2`.
-pub fn declared_routes() -> BTreeSet<(String, String)> {
-    let crates = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let mut sources = Vec::new();
-    for dir in ["api/src", "oauth/src"] {
-        collect_sources(&std::path::Path::new(crates).join(dir), &mut sources);
-    }
+/// `(METHOD, path)` of every operation the server's OpenAPI document describes — which
+/// are the routes it serves (`openapi::every_documented_operation_is_served`, and the
+/// check of every answer) — with placeholders written `{}`.
+pub async fn declared_routes(s: &TestServer) -> BTreeSet<(String, String)> {
+    let response = s.client.get(s.url("/openapi.json")).send().await.unwrap();
+    let document: serde_json::Value = response.json().await.expect("the OpenAPI document");
     let mut routes = BTreeSet::new();
-    for source in sources {
-        let mut rest = source.as_str();
-        while let Some(start) = rest.find(".route(") {
-            rest = &rest[start + ".route(".len()..];
-            let call = &rest[..closing_paren(rest)];
-            // A literal path, or an area's `Path` constant (`ORDERS.pattern()`) declared
-            // in the same file.
-            let first = call.split(',').next().unwrap_or_default().trim();
-            let path = match first.strip_suffix(".pattern()") {
-                Some(constant) => path_constant(&source, constant),
-                None => call.split('"').nth(1),
-            };
-            let Some(path) = path else {
-                continue;
-            };
-            // Operators' benchmark routes exist only when the benchmark asks for them.
-            if path.contains("bench") {
-                continue;
-            }
-            let top_level = [
-                "/docs",
-                "/files",
-                "/healthz",
-                "/readyz",
-                "/metrics",
-                "/oauth",
-                "/.well-known",
-            ]
-            .iter()
-            .any(|prefix| path.starts_with(prefix));
-            let full = match (top_level, path) {
-                (true, _) => path.to_owned(),
-                (false, "/") => "/v2".to_owned(),
-                (false, _) => format!("/v2{path}"),
-            };
-            for method in ["get", "post", "put", "delete", "patch"] {
-                let called = call.match_indices(&format!("{method}(")).any(|(i, _)| {
-                    i == 0
-                        || !call.as_bytes()[i - 1].is_ascii_alphanumeric()
-                            && call.as_bytes()[i - 1] != b'_'
-                });
-                if called {
-                    routes.insert((method.to_uppercase(), normalized(&full)));
-                }
-            }
+    for (path, item) in document["paths"].as_object().expect("paths") {
+        for method in item.as_object().expect("a path item").keys() {
+            routes.insert((method.to_uppercase(), normalized(path)));
         }
     }
     routes
-}
-
-/// The pattern of `const NAME: Path = Path::new("…")` in `source`.
-fn path_constant<'a>(source: &'a str, name: &str) -> Option<&'a str> {
-    let declared = format!("const {name}: Path =");
-    let at = source.find(&declared)?;
-    source[at + declared.len()..].split('"').nth(1)
 }
 
 /// The routes of the table in the same form.
@@ -915,32 +864,4 @@ fn normalized(path: &str) -> String {
         }
     }
     out
-}
-
-fn closing_paren(text: &str) -> usize {
-    let mut depth = 1;
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => {}
-        }
-    }
-    text.len()
-}
-
-fn collect_sources(dir: &std::path::Path, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir).expect("the routers' sources") {
-        let path = entry.expect("an entry").path();
-        if path.is_dir() {
-            collect_sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(std::fs::read_to_string(&path).expect("a source file"));
-        }
-    }
 }

@@ -29,7 +29,7 @@ use crate::kernel::{
     rate_limit, versioning,
 };
 use crate::openapi::{self, Answer, Op};
-use crate::{assets, docs, ops, root};
+use crate::{assets, authorization, docs, ops, root};
 
 /// The API under `/v2` (and its deprecated `/v1` alias), the curie docs, the operational
 /// endpoints and the token endpoint, behind one middleware stack.
@@ -45,7 +45,7 @@ pub fn router(state: AppState) -> Router {
     let mut outside = Routes::new("");
     let rel_operations = docs::RelOperations::default();
     docs::routes(&mut outside, rel_operations.clone());
-    openapi::authorization::routes(&mut outside);
+    authorization::routes(&mut outside);
     assets::area::file_routes(&mut outside);
     ops::routes(&mut outside, config);
     outside.get(

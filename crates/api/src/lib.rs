@@ -11,6 +11,7 @@ mod openapi;
 mod rels;
 
 mod assets;
+mod authorization;
 mod catalog;
 mod collections;
 mod credentials;

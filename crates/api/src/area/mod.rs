@@ -10,7 +10,7 @@ use domain::{Role, Scope};
 use oauth::Principal;
 
 pub use path::Path;
-pub use routes::{Documented, Routes};
+pub use routes::Routes;
 
 use crate::kernel::state::ApiConfig;
 use crate::kernel::urls::Urls;

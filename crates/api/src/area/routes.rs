@@ -8,15 +8,7 @@ use axum::routing::{MethodRouter, delete, get, post, put};
 
 use super::Path;
 use crate::kernel::state::AppState;
-use crate::openapi::Op;
-
-/// A route with what the document says of it.
-pub struct Documented {
-    pub method: Method,
-    /// The full path template, e.g. `/v2/products/{id}`.
-    pub path: String,
-    pub op: Op,
-}
+use crate::openapi::{Documented, Op};
 
 /// Collects routes and their descriptions; [`Routes::into_parts`] gives the router and
 /// the descriptions.

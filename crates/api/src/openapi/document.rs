@@ -6,8 +6,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use super::operation::{Access, Answer, Body, Errors};
-use crate::area::Documented;
+use super::operation::{Access, Answer, Body, Documented, Errors};
 use crate::kernel::list::{PAGE, PER_PAGE};
 
 /// Where the document keeps its named schemas; generated `$ref`s point here.

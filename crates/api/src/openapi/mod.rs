@@ -2,9 +2,8 @@
 //! descriptions routes are registered with (`area::Routes`) and from the JSON schemas of
 //! the types the handlers read and write; nothing in it is written by hand.
 
-pub mod authorization;
 mod document;
 mod operation;
 
 pub use document::{document, operation_url};
-pub use operation::{Answer, Op, QueryParam, SHOP_SUBDOMAINS, schema};
+pub use operation::{Answer, Documented, Op, QueryParam, SHOP_SUBDOMAINS, schema};

@@ -1,6 +1,7 @@
 //! What the OpenAPI document says of one route, declared where the route is registered
 //! (`area::Routes`), so that a route cannot exist without its description.
 
+use axum::http::Method;
 use domain::Scope;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -256,4 +257,12 @@ impl Op {
         self.conditional = true;
         self
     }
+}
+
+/// A route with what the document says of it.
+pub struct Documented {
+    pub method: Method,
+    /// The full path template, e.g. `/v2/products/{id}`.
+    pub path: String,
+    pub op: Op,
 }

@@ -732,6 +732,7 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         get("/healthz", vec![]),
         get("/readyz", vec![]),
         get("/metrics", vec![]),
+        get("/openapi.json", vec![]),
         oauth(
             "/oauth/token",
             &[

@@ -8,8 +8,8 @@ use oauth::forms::{
 };
 use oauth::{Introspection, Metadata, TokenAnswer, paths};
 
-use super::{Answer, Op, QueryParam, schema};
 use crate::area::Routes;
+use crate::openapi::{Answer, Op, QueryParam, schema};
 
 /// The parameters of an authorization request (RFC 6749 sections 4.1.1 and 4.2.1, RFC
 /// 7636 section 4.3), on the consent page's address.

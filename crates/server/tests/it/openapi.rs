@@ -9,6 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use crate::on_both_backends;
+use crate::support::openapi::DocumentCheck;
 use crate::support::{TestServer, json};
 
 /// The OpenAPI Initiative's schema of OpenAPI 3.1 documents (2022-10-07).
@@ -18,6 +19,7 @@ on_both_backends!(
     the_document_is_valid_openapi_3_1,
     every_documented_operation_is_served,
     every_rel_page_links_to_its_operation,
+    the_check_refuses_what_the_document_does_not_describe,
 );
 
 async fn document(s: &TestServer) -> Value {
@@ -218,4 +220,79 @@ fn hrefs_under(html: &str, prefix: &str) -> BTreeSet<String> {
         })
         .map(str::to_owned)
         .collect()
+}
+
+/// The suite's check is strict: an extra property, an undescribed status or media type, or
+/// a route the document lacks is each a problem, and a described answer is none.
+async fn the_check_refuses_what_the_document_does_not_describe(s: TestServer) {
+    use api::{ObserveResponse, Observed};
+    let token = s.owner_token().await;
+    let (status, product_type) = s
+        .call(
+            Method::POST,
+            "/v2/product_types",
+            &token,
+            Some(serde_json::json!({"name": "Checked"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let path = format!("/v2/product_types/{}", product_type["id"]);
+    let mut with_extra = product_type.clone();
+    with_extra["undescribed"] = "x".into();
+    let mut without_id = product_type.clone();
+    without_id.as_object_mut().unwrap().remove("id");
+
+    let check = DocumentCheck::default();
+    check.document(&document(&s).await);
+    let answer = |route: &'static str, status: StatusCode, media: &'static str, body: &Value| {
+        let bytes = serde_json::to_vec(body).unwrap();
+        check.observe(Observed {
+            method: &Method::GET,
+            route: Some(route),
+            path: &path,
+            status,
+            content_type: Some(media),
+            body: &bytes,
+        });
+        check.problems().len()
+    };
+    let json = "application/json; charset=utf-8";
+    let item = "/v2/product_types/{id}";
+    assert_eq!(
+        answer(item, StatusCode::OK, json, &product_type),
+        0,
+        "{:?}",
+        check.problems()
+    );
+    assert_eq!(
+        answer(item, StatusCode::OK, json, &with_extra),
+        1,
+        "an extra property"
+    );
+    assert_eq!(
+        answer(item, StatusCode::OK, json, &without_id),
+        2,
+        "a missing property"
+    );
+    assert_eq!(
+        answer(item, StatusCode::CREATED, json, &product_type),
+        3,
+        "a status"
+    );
+    assert_eq!(
+        answer(item, StatusCode::OK, "text/plain", &product_type),
+        4,
+        "a media type"
+    );
+    assert_eq!(
+        answer("/v2/undescribed", StatusCode::OK, json, &product_type),
+        5,
+        "a route"
+    );
+    let error = serde_json::json!({"_class": ["error"], "status": 404, "error": "not_found"});
+    assert_eq!(
+        answer(item, StatusCode::NOT_FOUND, json, &error),
+        6,
+        "an error without message"
+    );
 }

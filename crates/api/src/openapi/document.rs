@@ -279,11 +279,6 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
             json!({ "description": "Unchanged since the ETag or date the request named" }),
         );
     }
-    // The authorization service's pages redirect with 303 only.
-    if op.errors != Errors::Page && matches!(op.answer, Answer::Redirect | Answer::Html) {
-        // Forms that fail answer the page again or redirect with the error.
-        responses.insert("302".into(), json!({ "description": "Redirected" }));
-    }
     let error = match op.errors {
         Errors::Api => json!({ "$ref": "#/components/responses/Error" }),
         // The endpoints answer errors as RFC 6749 section 5.2 says; a request refused

@@ -32,10 +32,13 @@ pub struct AuthInput {
 /// required by the parser, so that their absence is a 422 like any other invalid field.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewSubscription {
-    /// Required, as `url` is (without it the answer is a 422).
-    #[serde(default)]
+    // Required, but an absent `Option` field is `None` to serde: its absence is answered
+    // as a 422 like any other invalid field.
+    /// One of the topics `/v2/webhooks/topics` lists; its sub-topics are heard too.
+    #[schemars(required, with = "String")]
     topic: Option<String>,
-    #[serde(default)]
+    /// Where deliveries are sent: an `https` or `http` URL on a globally reachable host.
+    #[schemars(required, with = "String")]
     url: Option<String>,
     #[serde(default)]
     notify_origin: Option<bool>,

@@ -19,6 +19,7 @@ const NOTE_MAX: usize = 10_000;
 #[schemars(rename = "OrderLineInput")]
 pub struct LineInput {
     variant_id: i64,
+    /// How many (default 1); also accepted as `units`, its Bootic v1 name.
     #[serde(default = "one", alias = "units")]
     quantity: i64,
 }
@@ -36,6 +37,7 @@ pub struct WantedLine {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewOrder {
+    /// The order's lines; also accepted as `line_items`, its Bootic v1 name.
     #[serde(alias = "line_items")]
     lines: Vec<LineInput>,
     #[serde(default)]
@@ -85,6 +87,7 @@ impl NewOrder {
 
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct OrderChanges {
+    /// The order's new lines; also accepted as `line_items`, its Bootic v1 name.
     #[serde(default, alias = "line_items")]
     lines: Patch<Vec<LineInput>>,
     #[serde(default)]

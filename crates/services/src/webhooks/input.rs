@@ -28,8 +28,9 @@ pub struct AuthInput {
     password: Option<String>,
 }
 
-/// A subscription as a client creates it. Topic and URL are checked here rather than
-/// required by the parser, so that their absence is a 422 like any other invalid field.
+// Topic and URL are checked by `check` rather than required by the parser, so that
+// their absence is a 422 like any other invalid field.
+/// A webhook subscription to create.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NewSubscription {
     // Required, but an absent `Option` field is `None` to serde: its absence is answered

@@ -115,7 +115,14 @@ pub fn router(state: AppState) -> Router {
                         .on_request(())
                         .on_response(log_response),
                 )
-                .layer(from_fn_with_state(state.clone(), observe::middleware))
+                // Only when something observes: the layer buffers every body.
+                .option_layer(
+                    state
+                        .config
+                        .observer
+                        .is_some()
+                        .then(|| from_fn_with_state(state.clone(), observe::middleware)),
+                )
                 .layer(from_fn_with_state(state.clone(), metrics::middleware))
                 .layer(from_fn_with_state(state.clone(), query_count::middleware))
                 .layer(from_fn(framework_errors::middleware))

@@ -32,8 +32,12 @@ pub struct ApiConfig {
     pub observer: super::observe::Observer,
 }
 
+/// What every handler and middleware shares. Cloned for each middleware of each request,
+/// so it is one reference-counted pointer (`state.db` reads through it).
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+pub struct Shared {
     pub db: Database,
     pub auth: Arc<AuthService>,
     pub clock: Arc<dyn Clock>,
@@ -54,7 +58,7 @@ impl AppState {
     ) -> Self {
         let urls = Arc::new(Urls::new(&config.public_url));
         let presenter = Presenter { urls: urls.clone() };
-        Self {
+        Self(Arc::new(Shared {
             services: Services::new(db.clone(), clock.clone(), Arc::new(presenter)),
             limiter: Arc::new(RateLimiter::new(config.rate_limit.clone())),
             metrics: Arc::new(Metrics::new(db.clone())),
@@ -63,6 +67,14 @@ impl AppState {
             auth,
             clock,
             urls,
-        }
+        }))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
     }
 }

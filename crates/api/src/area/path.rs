@@ -25,14 +25,18 @@ impl Path {
         out
     }
 
-    /// Appends the path filled by `ids` to `out` (links are built in one allocation).
+    /// Appends the path filled by `ids` to `out` (links are built in one allocation; a
+    /// page of products builds hundreds, so the short pattern is scanned byte by byte).
     fn write_to(self, out: &mut String, ids: &[i64]) {
         use std::fmt::Write as _;
         let mut ids = ids.iter();
         let mut rest = self.0;
-        while let Some(open) = rest.find('{') {
+        while let Some(open) = rest.bytes().position(|b| b == b'{') {
             out.push_str(&rest[..open]);
-            let close = rest[open..].find('}').map_or(rest.len(), |n| open + n + 1);
+            let close = rest.as_bytes()[open..]
+                .iter()
+                .position(|&b| b == b'}')
+                .map_or(rest.len(), |n| open + n + 1);
             match ids.next() {
                 Some(id) => {
                     let _ = write!(out, "{id}");

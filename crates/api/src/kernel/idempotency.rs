@@ -21,7 +21,7 @@ use crate::kernel::state::AppState;
 
 const KEY_HEADER: &str = "idempotency-key";
 const KEEP_SECS: i64 = 24 * 3600;
-const MAX_KEY_LENGTH: usize = 255;
+pub const MAX_KEY_LENGTH: usize = 255;
 /// The answer headers worth replaying (rate-limit headers are fresh on every answer).
 const KEPT_HEADERS: [HeaderName; 4] = [
     header::CONTENT_TYPE,

@@ -7,6 +7,7 @@ use schemars::generate::{Contract, SchemaSettings};
 use serde_json::{Map, Value, json};
 
 use super::operation::{Access, Answer, Body, Documented, Errors};
+use crate::kernel::idempotency::MAX_KEY_LENGTH;
 use crate::kernel::list::{PAGE, PER_PAGE};
 
 /// Where the document keeps its named schemas; generated `$ref`s point here.
@@ -253,7 +254,7 @@ fn parameters(route: &Documented, answers: &mut SchemaGenerator) -> Value {
         params.push(json!({
             "name": "Idempotency-Key", "in": "header",
             "description": "Repeating a request with the same key answers the first answer",
-            "schema": { "type": "string", "maxLength": 255 },
+            "schema": { "type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH },
         }));
     }
     Value::Array(params)
@@ -308,16 +309,15 @@ fn responses(route: &Documented, answers: &mut SchemaGenerator) -> Value {
 
 /// The status and description of one successful answer.
 fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
-    let hal = hal_media;
     let html = json!({ "text/html": { "schema": { "type": "string" } } });
     match *answer {
         Answer::Resource { status, fields } => (
             status,
-            json!({ "description": "The resource", "content": hal(resource(fields(answers))) }),
+            json!({ "description": "The resource", "content": hal_media(resource(fields(answers))) }),
         ),
         Answer::List { fields } => (
             200,
-            json!({ "description": "A page of the list", "content": hal(list(fields(answers))) }),
+            json!({ "description": "A page of the list", "content": hal_media(list(fields(answers))) }),
         ),
         Answer::Json { status, body } => (
             status,

@@ -1,8 +1,10 @@
 //! The application's operations, area by area, with no HTTP in them. Each takes an
 //! [`Actor`] (a user or app through the API, or the system itself for background work) and
 //! typed input, runs one transaction through the storage's runner, records its event in
-//! that transaction, and returns domain values. HTTP handlers parse, call and render;
-//! workers call the same functions.
+//! that transaction, and returns domain values — with, for writes that record one, the
+//! document the event carried ([`Shown`]), which a request answers with rather than render
+//! the resource twice. HTTP handlers parse, call and answer; workers call the same
+//! functions.
 //!
 //! Event payloads are the resource as a GET shows it. How a resource looks is the HTTP
 //! layer's knowledge (links, curies, the public URL), so it comes in as a [`Present`]
@@ -15,6 +17,7 @@ pub mod events;
 mod precondition;
 mod present;
 pub mod sellers;
+mod shown;
 pub mod slugs;
 pub mod taken;
 
@@ -37,6 +40,7 @@ pub use actor::{Actor, Who};
 pub use error::{ServiceError, ServiceResult};
 pub use precondition::{Precondition, Unconditional};
 pub use present::Present;
+pub use shown::Shown;
 
 /// What every operation needs: the database, the clock, and how resources look.
 #[derive(Clone)]

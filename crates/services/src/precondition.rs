@@ -8,16 +8,18 @@ use serde_json::Value;
 use crate::ServiceResult;
 
 pub trait Precondition: Sync {
-    /// `Err(ServiceError::PreconditionFailed)` when `current` (with its last change at
-    /// `updated_on`) is no longer what the caller expects.
-    fn check(&self, current: &Value, updated_on: Timestamp) -> ServiceResult<()>;
+    /// `Err(ServiceError::PreconditionFailed)` when the resource (as `shown` renders it, with
+    /// its last change at `updated_on`) is no longer what the caller expects. `shown` is
+    /// called only when the expectation is about the document itself, so that a write
+    /// without one renders nothing for it.
+    fn check(&self, shown: &dyn Fn() -> Value, updated_on: Timestamp) -> ServiceResult<()>;
 }
 
 /// No expectation: background jobs, and requests that sent none.
 pub struct Unconditional;
 
 impl Precondition for Unconditional {
-    fn check(&self, _: &Value, _: Timestamp) -> ServiceResult<()> {
+    fn check(&self, _: &dyn Fn() -> Value, _: Timestamp) -> ServiceResult<()> {
         Ok(())
     }
 }

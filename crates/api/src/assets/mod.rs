@@ -20,10 +20,8 @@ use domain::{Scope, limits};
 use imagesize::ImageType;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
-use services::Actor;
 use services::assets::{self as operations, NewImage};
-use storage::product_assets::{self, Asset};
+use storage::product_assets::{self};
 use storage::sql::Direction;
 
 use crate::catalog::CatalogView;
@@ -141,12 +139,9 @@ async fn upload(
         width: i64::try_from(size.width).ok(),
         height: i64::try_from(size.height).ok(),
     };
-    let asset = operations::upload(&state.services, &actor, product_id, image).await?;
-    Ok(Hal::created(
-        document(&state, &actor, &asset),
-        state.urls.asset(product_id, asset.id),
-        asset.updated_on,
-    ))
+    let made = operations::upload(&state.services, &actor, product_id, image).await?;
+    let location = state.urls.asset(product_id, made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 /// The parts of a `multipart/form-data` upload: one `file` part, whose file name names the
@@ -258,10 +253,7 @@ async fn delete(
     let actor = auth.actor()?;
     let expect = IfMatch(&headers);
     let deleted = operations::delete(&state.services, &actor, product_id, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &actor, &deleted),
-        state.clock.now(),
-    ))
+    Ok(Hal::ok(deleted.document, state.clock.now()))
 }
 
 /// Serves a file to anyone holding its address; the content never changes under it.
@@ -304,10 +296,4 @@ pub(crate) async fn file(
     );
     headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
     Ok(response)
-}
-
-/// An image as the actor's GET shows it.
-fn document(state: &AppState, actor: &Actor, asset: &Asset) -> Value {
-    let view = CatalogView::Admin(actor.tenant);
-    asset_resource(&state.urls, actor.scopes, &view, asset).into_value(state.urls.curies())
 }

@@ -11,7 +11,7 @@ use domain::Scope;
 use domain::catalog::collection::CollectionKind;
 use serde_json::Value;
 use services::collections::input::{CollectionChanges, NewCollection, NewMember, Reorder};
-use services::collections::{self as operations, Membership};
+use services::collections::{self as operations};
 use services::products::Related;
 use storage::collections::{self, Collection, CollectionFilter};
 use storage::products;
@@ -27,7 +27,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::state::AppState;
 use crate::products::product_resource;
 
-pub use representation::{CollectionFields, collection_resource, membership_resource};
+pub use representation::{CollectionFields, collection_resource};
 
 pub static COLLECTION_LIST: ListSpec = ListSpec {
     name: "collections",
@@ -103,12 +103,9 @@ async fn create(
     JsonBody(input): JsonBody<NewCollection>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let collection = operations::create(&state.services, &auth.actor()?, input).await?;
-    Ok(Hal::created(
-        document(&state, &auth, &collection),
-        state.urls.collection(collection.id),
-        collection.updated_on,
-    ))
+    let made = operations::create(&state.services, &auth.actor()?, input).await?;
+    let location = state.urls.collection(made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 async fn update(
@@ -120,12 +117,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
-    let collection =
-        operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &collection),
-        collection.updated_on,
-    ))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }
 
 async fn remove(
@@ -137,10 +130,7 @@ async fn remove(
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
     let removed = operations::remove(&state.services, &auth.actor()?, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &removed),
-        state.clock.now(),
-    ))
+    Ok(Hal::ok(removed.document, state.clock.now()))
 }
 
 /// The collection's products in its sort order; its `products_count` is the total.
@@ -175,8 +165,8 @@ async fn add_product(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let actor = auth.actor()?;
-    let membership = operations::add_product(&state.services, &actor, id, input).await?;
-    Ok(membership_answer(&state, &actor, &membership))
+    let joined = operations::add_product(&state.services, &actor, id, input).await?;
+    Ok(Hal::ok(joined.document, joined.value.collection.updated_on))
 }
 
 async fn remove_product(
@@ -186,8 +176,8 @@ async fn remove_product(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let actor = auth.actor()?;
-    let membership = operations::remove_product(&state.services, &actor, id, product_id).await?;
-    Ok(membership_answer(&state, &actor, &membership))
+    let left = operations::remove_product(&state.services, &actor, id, product_id).await?;
+    Ok(Hal::ok(left.document, left.value.collection.updated_on))
 }
 
 /// Moves the products named, in that order, before the other members.
@@ -198,21 +188,11 @@ async fn reorder(
     JsonBody(input): JsonBody<Reorder>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let collection = operations::reorder(&state.services, &auth.actor()?, id, input).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &collection),
-        collection.updated_on,
-    ))
+    let reordered = operations::reorder(&state.services, &auth.actor()?, id, input).await?;
+    Ok(Hal::ok(reordered.document, reordered.value.updated_on))
 }
 
 /// A collection as the principal's GET shows it.
 fn document(state: &AppState, auth: &Auth, collection: &Collection) -> Value {
     collection_resource(&state.urls, auth.scopes, collection).into_value(state.urls.curies())
-}
-
-/// The collection after a product joined or left, embedding that product.
-fn membership_answer(state: &AppState, actor: &services::Actor, membership: &Membership) -> Hal {
-    let doc = membership_resource(&state.urls, actor.scopes, actor.tenant, membership)
-        .into_value(state.urls.curies());
-    Hal::ok(doc, membership.collection.updated_on)
 }

@@ -129,9 +129,13 @@ fn prefers_hal(headers: &HeaderMap) -> bool {
             .any(|t| matches!(*t, "application/json" | "*/*" | "application/*"))
 }
 
-fn preconditions_hold(headers: &HeaderMap, current: &Value, last_modified: Timestamp) -> bool {
+fn preconditions_hold(
+    headers: &HeaderMap,
+    shown: &dyn Fn() -> Value,
+    last_modified: Timestamp,
+) -> bool {
     if let Some(if_match) = headers.get(header::IF_MATCH) {
-        let etag = etag_of_value(current);
+        let etag = etag_of_value(&shown());
         if_match
             .to_str()
             .is_ok_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim() == etag))
@@ -150,8 +154,8 @@ fn preconditions_hold(headers: &HeaderMap, current: &Value, last_modified: Times
 pub struct IfMatch<'a>(pub &'a HeaderMap);
 
 impl Precondition for IfMatch<'_> {
-    fn check(&self, current: &Value, updated_on: Timestamp) -> ServiceResult<()> {
-        if preconditions_hold(self.0, current, updated_on) {
+    fn check(&self, shown: &dyn Fn() -> Value, updated_on: Timestamp) -> ServiceResult<()> {
+        if preconditions_hold(self.0, shown, updated_on) {
             Ok(())
         } else {
             Err(ServiceError::PreconditionFailed)

@@ -14,7 +14,7 @@ use storage::orders::{self, OrderFilter, OrderLine};
 use storage::sql::Direction;
 
 use services::orders::input::{self, ShipInput};
-use services::orders::{self as operations, FullOrder};
+use services::orders::{self as operations};
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
@@ -127,12 +127,12 @@ async fn create(
     JsonBody(input): JsonBody<input::NewOrder>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let written = operations::create(&state.services, &auth.actor()?, shop_id, input).await?;
-    let (doc, updated_on) = document(&state, &auth, &written);
+    let made = operations::create(&state.services, &auth.actor()?, shop_id, input).await?;
+    let order = &made.value.order;
     Ok(Hal::created(
-        doc,
-        state.urls.order(written.order.id),
-        updated_on,
+        made.document,
+        state.urls.order(order.id),
+        order.updated_on,
     ))
 }
 
@@ -145,9 +145,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
     let expect = IfMatch(&headers);
-    let written = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    let (doc, updated_on) = document(&state, &auth, &written);
-    Ok(Hal::ok(doc, updated_on))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.order.updated_on))
 }
 
 async fn delete(
@@ -159,8 +158,7 @@ async fn delete(
     auth.require(Scope::OrdersWrite)?;
     let deleted =
         operations::delete(&state.services, &auth.actor()?, id, &IfMatch(&headers)).await?;
-    let (doc, _) = document(&state, &auth, &deleted);
-    Ok(Hal::ok(doc, state.clock.now()))
+    Ok(Hal::ok(deleted.document, state.clock.now()))
 }
 
 /// Makes a move of the state machine; `ship` carries the tracking.
@@ -174,7 +172,7 @@ async fn move_order(
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
     let expect = IfMatch(headers);
-    let written = operations::transition(
+    let moved = operations::transition(
         &state.services,
         &auth.actor()?,
         id,
@@ -183,20 +181,7 @@ async fn move_order(
         shipment,
     )
     .await?;
-    let (doc, updated_on) = document(state, auth, &written);
-    Ok(Hal::ok(doc, updated_on))
-}
-
-/// An order as the principal GETs it, and when it last changed.
-fn document(
-    state: &AppState,
-    auth: &Auth,
-    written: &FullOrder,
-) -> (serde_json::Value, domain::Timestamp) {
-    let FullOrder { order, lines } = written;
-    let doc =
-        order_resource(&state.urls, auth.scopes, order, lines).into_value(state.urls.curies());
-    (doc, order.updated_on)
+    Ok(Hal::ok(moved.document, moved.value.order.updated_on))
 }
 
 async fn place(

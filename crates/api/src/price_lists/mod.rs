@@ -99,12 +99,9 @@ async fn create(
     JsonBody(input): JsonBody<NewPriceList>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let list = operations::create(&state.services, &auth.actor()?, input).await?;
-    Ok(Hal::created(
-        document(&state, &auth, &list),
-        state.urls.price_list(list.id),
-        list.updated_on,
-    ))
+    let made = operations::create(&state.services, &auth.actor()?, input).await?;
+    let location = state.urls.price_list(made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 async fn update(
@@ -116,8 +113,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
-    let list = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    Ok(Hal::ok(document(&state, &auth, &list), list.updated_on))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }
 
 async fn remove(
@@ -129,10 +126,7 @@ async fn remove(
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
     let removed = operations::remove(&state.services, &auth.actor()?, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &removed),
-        state.clock.now(),
-    ))
+    Ok(Hal::ok(removed.document, state.clock.now()))
 }
 
 /// A price list as the principal's GET shows it.

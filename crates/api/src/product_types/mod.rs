@@ -87,12 +87,9 @@ async fn create(
     JsonBody(input): JsonBody<NewProductType>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let product_type = operations::create(&state.services, &auth.actor()?, input).await?;
-    Ok(Hal::created(
-        document(&state, &auth, &product_type),
-        state.urls.product_type(product_type.id),
-        product_type.updated_on,
-    ))
+    let made = operations::create(&state.services, &auth.actor()?, input).await?;
+    let location = state.urls.product_type(made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 async fn update(
@@ -104,12 +101,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
-    let product_type =
-        operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &product_type),
-        product_type.updated_on,
-    ))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }
 
 async fn delete(
@@ -121,10 +114,7 @@ async fn delete(
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
     let deleted = operations::delete(&state.services, &auth.actor()?, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &deleted),
-        state.clock.now(),
-    ))
+    Ok(Hal::ok(deleted.document, state.clock.now()))
 }
 
 /// A type as the principal's GET shows it.

@@ -11,7 +11,7 @@ use domain::catalog::product::{ProductStatus, tag_key};
 use domain::catalog::search;
 use domain::{FieldErrors, Scope, limits};
 use services::products::input::{NewProduct, ProductChanges};
-use services::products::{self as operations, FullProduct, Related};
+use services::products::{self as operations, Related};
 use storage::products::{self, ProductFilter, ShopRef};
 use storage::sql::Direction;
 
@@ -151,11 +151,12 @@ async fn create(
     JsonBody(input): JsonBody<NewProduct>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let written = operations::create(&state.services, &auth.actor()?, input).await?;
+    let made = operations::create(&state.services, &auth.actor()?, input).await?;
+    let product = &made.value.product;
     Ok(Hal::created(
-        document(&state, &auth, &written)?,
-        state.urls.product(written.product.id),
-        written.product.updated_on,
+        made.document,
+        state.urls.product(product.id),
+        product.updated_on,
     ))
 }
 
@@ -168,11 +169,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
-    let written = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &written)?,
-        written.product.updated_on,
-    ))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.product.updated_on))
 }
 
 async fn delete(
@@ -184,21 +182,5 @@ async fn delete(
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
     let deleted = operations::delete(&state.services, &auth.actor()?, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &deleted)?,
-        state.clock.now(),
-    ))
-}
-
-/// A product as its tenant's GET shows it.
-fn document(state: &AppState, auth: &Auth, written: &FullProduct) -> ApiResult<serde_json::Value> {
-    let view = CatalogView::Admin(auth.own_tenant()?);
-    let resource = product_resource(
-        &state.urls,
-        auth.scopes,
-        &view,
-        &written.product,
-        written.parts(),
-    );
-    Ok(resource.into_value(state.urls.curies()))
+    Ok(Hal::ok(deleted.document, state.clock.now()))
 }

@@ -86,12 +86,9 @@ async fn create(
     JsonBody(input): JsonBody<NewShop>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
-    let shop = operations::create(&state.services, &auth.actor()?, seller_id, input).await?;
-    Ok(Hal::created(
-        document(&state, &auth, &shop),
-        state.urls.shop(shop.id),
-        shop.updated_on,
-    ))
+    let made = operations::create(&state.services, &auth.actor()?, seller_id, input).await?;
+    let location = state.urls.shop(made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 async fn update(
@@ -103,8 +100,8 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsWrite)?;
     let expect = IfMatch(&headers);
-    let shop = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
-    Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on))
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }
 
 /// A shop as the principal's GET shows it.

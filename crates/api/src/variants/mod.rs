@@ -10,11 +10,10 @@ use axum::http::HeaderMap;
 use domain::Scope;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use services::variants::input::{NewVariant, VariantChanges};
 use services::variants::{self as operations};
 use storage::sql::Direction;
-use storage::variants::{self, Variant};
+use storage::variants::{self};
 
 use crate::catalog::CatalogView;
 use crate::kernel::auth::Auth;
@@ -76,12 +75,9 @@ async fn create(
     JsonBody(input): JsonBody<NewVariant>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
-    let variant = operations::create(&state.services, &auth.actor()?, product_id, input).await?;
-    Ok(Hal::created(
-        document(&state, &auth, &variant)?,
-        state.urls.variant(product_id, variant.id),
-        variant.updated_on,
-    ))
+    let made = operations::create(&state.services, &auth.actor()?, product_id, input).await?;
+    let location = state.urls.variant(product_id, made.value.id);
+    Ok(Hal::created(made.document, location, made.value.updated_on))
 }
 
 async fn update(
@@ -94,12 +90,9 @@ async fn update(
     auth.require(Scope::ProductsWrite)?;
     let actor = auth.actor()?;
     let expect = IfMatch(&headers);
-    let variant =
+    let changed =
         operations::update(&state.services, &actor, product_id, id, &expect, changes).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &variant)?,
-        variant.updated_on,
-    ))
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }
 
 async fn delete(
@@ -111,11 +104,8 @@ async fn delete(
     auth.require(Scope::ProductsWrite)?;
     let actor = auth.actor()?;
     let expect = IfMatch(&headers);
-    let variant = operations::delete(&state.services, &actor, product_id, id, &expect).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &variant)?,
-        state.clock.now(),
-    ))
+    let deleted = operations::delete(&state.services, &actor, product_id, id, &expect).await?;
+    Ok(Hal::ok(deleted.document, state.clock.now()))
 }
 
 /// A change of stock.
@@ -134,16 +124,7 @@ async fn adjust_stock(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let actor = auth.actor()?;
-    let variant =
+    let adjusted =
         operations::adjust_stock(&state.services, &actor, product_id, id, input.delta).await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &variant)?,
-        variant.updated_on,
-    ))
-}
-
-/// A variant as its tenant's GET shows it.
-fn document(state: &AppState, auth: &Auth, variant: &Variant) -> ApiResult<Value> {
-    let view = CatalogView::Admin(auth.own_tenant()?);
-    Ok(variant_resource(&state.urls, auth.scopes, &view, variant).into_value(state.urls.curies()))
+    Ok(Hal::ok(adjusted.document, adjusted.value.updated_on))
 }

@@ -79,11 +79,14 @@ async fn an_order_made_by_the_system_reaches_subscribers_as_one_made_through_htt
     let made = services::orders::create(&services, &actor, s.shop_id(), input)
         .await
         .expect("the system creates an order");
-    assert_eq!(made.order.status, OrderStatus::Checkout);
+    assert_eq!(made.value.order.status, OrderStatus::Checkout);
     // Priced by the same rule: three at the variant's price.
-    assert_eq!((made.order.net_total, made.order.total), (4500, 4500));
-    assert_eq!(made.order.app_id, None, "no app made it");
-    let system_id = made.order.id;
+    assert_eq!(
+        (made.value.order.net_total, made.value.order.total),
+        (4500, 4500)
+    );
+    assert_eq!(made.value.order.app_id, None, "no app made it");
+    let system_id = made.value.order.id;
     let system_created = get(format!("/v2/orders/{system_id}")).await;
     let placed = services::orders::transition(
         &services,
@@ -95,7 +98,7 @@ async fn an_order_made_by_the_system_reaches_subscribers_as_one_made_through_htt
     )
     .await
     .expect("the system places it");
-    assert_eq!(placed.order.status, OrderStatus::Placed);
+    assert_eq!(placed.value.order.status, OrderStatus::Placed);
     let system_placed = get(format!("/v2/orders/{system_id}")).await;
     let stock_after_system = get(variant_path).await;
     assert_eq!(stock_after_system["stock"], 5, "2 and 3 of 10 taken");

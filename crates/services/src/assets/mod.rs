@@ -10,7 +10,7 @@ use storage::{ScopedExt, Tenant, Tx, tenant_rows};
 
 use crate::catalog::{locked_product, shops_of};
 use crate::events::Change;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 const FILE_NAME_MAX: usize = 255;
 
@@ -53,7 +53,7 @@ pub async fn upload(
     actor: &Actor,
     product_id: i64,
     image: NewImage,
-) -> ServiceResult<Asset> {
+) -> ServiceResult<Shown<Asset>> {
     let file_name = image.file_name()?;
     let digest = hex::encode(storage::secrets::sha256(&image.data));
     let new = NewAsset {
@@ -77,8 +77,8 @@ pub async fn upload(
                 };
                 let asset = stored::insert(tx, owner, new, op.now).await?;
                 products::touch(tx, product_id, op.now).await?;
-                record(tx, op, topic::ASSETS_CREATED, &product, &asset).await?;
-                Ok(asset)
+                let shown = record(tx, op, topic::ASSETS_CREATED, &product, &asset).await?;
+                Ok(Shown::new(asset, shown))
             }
             .scoped()
         })
@@ -92,7 +92,7 @@ pub async fn delete(
     product_id: i64,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<Asset> {
+) -> ServiceResult<Shown<Asset>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -102,8 +102,7 @@ pub async fn delete(
                 let asset = stored::find(&mut *tx, product_id, id)
                     .await?
                     .ok_or(ServiceError::NotFound)?;
-                let shown = op.present().asset(op.actor.scopes, tenant, &asset);
-                expect.check(&shown, asset.updated_on)?;
+                expect.check(&|| show(op, &asset), asset.updated_on)?;
                 for variant in variants::of_products(&mut *tx, &[product_id]).await? {
                     if variant.image_ids.0.contains(&id) {
                         let mut data = variant.data();
@@ -113,23 +112,29 @@ pub async fn delete(
                 }
                 tenant_rows::delete(tx, stored::TABLE, tenant, id).await?;
                 products::touch(tx, product_id, op.now).await?;
-                record(tx, op, topic::ASSETS_DELETED, &product, &asset).await?;
-                Ok(asset)
+                let shown = record(tx, op, topic::ASSETS_DELETED, &product, &asset).await?;
+                Ok(Shown::new(asset, shown))
             }
             .scoped()
         })
         .await
 }
 
-/// Records the change of an image, heard in the shops of its product.
+/// The image as a GET by the actor shows it.
+fn show(op: Op<'_>, asset: &Asset) -> Value {
+    op.present().asset(op.actor.scopes, op.actor.tenant, asset)
+}
+
+/// Records the change of an image, heard in the shops of its product, with the image as a
+/// GET by the actor shows it; returns that document.
 async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     product: &Product,
     asset: &Asset,
-) -> ServiceResult<i64> {
-    let doc = op.present().asset(op.actor.scopes, op.actor.tenant, asset);
+) -> ServiceResult<Value> {
+    let doc = show(op, asset);
     let shops = shops_of(tx, product).await?;
     let change = Change::of_catalog(
         topic,
@@ -140,5 +145,6 @@ async fn record(
         &doc,
     )
     .heard_in(&shops);
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }

@@ -15,7 +15,7 @@ use crate::events::Change;
 use crate::products::{FullProduct, Related};
 use crate::sellers::owning_seller;
 use crate::slugs::{slug_refused, unique_slug};
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a collection looks to a reader with `viewer`'s scopes (its GET), and after a
 /// product joined or left it (with that product embedded, when it still exists).
@@ -38,7 +38,7 @@ pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewCollection,
-) -> ServiceResult<Collection> {
+) -> ServiceResult<Shown<Collection>> {
     let seller = owning_seller(services.db(), actor.tenant, input.seller_id).await?;
     let (data, slug_given) = input.validate()?;
     let op = Op::new(services, actor);
@@ -56,8 +56,8 @@ pub async fn create(
                 let collection = stored::insert(tx, seller.account_id, seller.id, &data, op.now)
                     .await
                     .map_err(|err| slug_refused(err, UniqueIndex::CollectionsSlug, slug_given))?;
-                record(tx, op, topic::COLLECTIONS_CREATED, &collection).await?;
-                Ok(collection)
+                let shown = record(tx, op, topic::COLLECTIONS_CREATED, &collection).await?;
+                Ok(Shown::new(collection, shown))
             }
             .scoped()
         })
@@ -71,7 +71,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: CollectionChanges,
-) -> ServiceResult<Collection> {
+) -> ServiceResult<Shown<Collection>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -80,11 +80,12 @@ pub async fn update(
                 let current = locked_for_change(tx, op, id, expect).await?;
                 let data = changes.clone().apply(current.data())?;
                 if data == current.data() {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 let collection = stored::update(tx, &current, &data, op.now).await?;
-                record(tx, op, topic::COLLECTIONS_UPDATED, &collection).await?;
-                Ok(collection)
+                let shown = record(tx, op, topic::COLLECTIONS_UPDATED, &collection).await?;
+                Ok(Shown::new(collection, shown))
             }
             .scoped()
         })
@@ -97,15 +98,15 @@ pub async fn remove(
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<Collection> {
+) -> ServiceResult<Shown<Collection>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
             async move {
                 let current = locked_for_change(tx, op, id, expect).await?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
-                record(tx, op, topic::COLLECTIONS_DELETED, &current).await?;
-                Ok(current)
+                let shown = record(tx, op, topic::COLLECTIONS_DELETED, &current).await?;
+                Ok(Shown::new(current, shown))
             }
             .scoped()
         })
@@ -118,7 +119,7 @@ pub async fn add_product(
     actor: &Actor,
     id: i64,
     input: NewMember,
-) -> ServiceResult<Membership> {
+) -> ServiceResult<Shown<Membership>> {
     let position = input.position()?;
     let op = Op::new(services, actor);
     let input = &input;
@@ -144,8 +145,9 @@ pub async fn add_product(
                     ));
                 }
                 let membership = membership_changed(tx, op, &collection, product.id).await?;
-                record_membership(tx, op, topic::COLLECTION_PRODUCTS_ADDED, &membership).await?;
-                Ok(membership)
+                let topic = topic::COLLECTION_PRODUCTS_ADDED;
+                let shown = record_membership(tx, op, topic, &membership).await?;
+                Ok(Shown::new(membership, shown))
             }
             .scoped()
         })
@@ -158,7 +160,7 @@ pub async fn remove_product(
     actor: &Actor,
     id: i64,
     product_id: i64,
-) -> ServiceResult<Membership> {
+) -> ServiceResult<Shown<Membership>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -169,8 +171,8 @@ pub async fn remove_product(
                 }
                 let membership = membership_changed(tx, op, &collection, product_id).await?;
                 let topic = topic::COLLECTION_PRODUCTS_REMOVED;
-                record_membership(tx, op, topic, &membership).await?;
-                Ok(membership)
+                let shown = record_membership(tx, op, topic, &membership).await?;
+                Ok(Shown::new(membership, shown))
             }
             .scoped()
         })
@@ -183,7 +185,7 @@ pub async fn reorder(
     actor: &Actor,
     id: i64,
     input: Reorder,
-) -> ServiceResult<Collection> {
+) -> ServiceResult<Shown<Collection>> {
     let ids = input.validate()?;
     let op = Op::new(services, actor);
     let ids = &ids;
@@ -205,8 +207,8 @@ pub async fn reorder(
                 }
                 stored::move_to_front(tx, id, ids).await?;
                 let collection = stored::touch(tx, collection.id, op.now).await?;
-                record(tx, op, topic::COLLECTIONS_UPDATED, &collection).await?;
-                Ok(collection)
+                let shown = record(tx, op, topic::COLLECTIONS_UPDATED, &collection).await?;
+                Ok(Shown::new(collection, shown))
             }
             .scoped()
         })
@@ -230,8 +232,7 @@ async fn locked_for_change(
     let current = stored::find_for_change(tx, op.actor.tenant, id)
         .await?
         .ok_or(ServiceError::NotFound)?;
-    let shown = op.present().collection(op.actor.scopes, &current);
-    expect.check(&shown, current.updated_on)?;
+    expect.check(&|| show(op, &current), current.updated_on)?;
     Ok(current)
 }
 
@@ -267,27 +268,38 @@ async fn membership_changed(
     })
 }
 
+/// The collection as a GET by the actor shows it.
+fn show(op: Op<'_>, collection: &Collection) -> Value {
+    op.present().collection(op.actor.scopes, collection)
+}
+
+/// Records a change of the collection with the collection as a GET by the actor shows it;
+/// returns that document.
 async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     collection: &Collection,
-) -> ServiceResult<i64> {
-    let doc = op.present().collection(op.actor.scopes, collection);
-    op.record(tx, change(topic, collection, &doc)).await
+) -> ServiceResult<Value> {
+    let doc = show(op, collection);
+    op.record(tx, change(topic, collection, &doc)).await?;
+    Ok(doc)
 }
 
+/// Records a product joining or leaving, with the collection embedding that product;
+/// returns that document.
 async fn record_membership(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     membership: &Membership,
-) -> ServiceResult<i64> {
+) -> ServiceResult<Value> {
     let doc = op
         .present()
         .membership(op.actor.scopes, op.actor.tenant, membership);
     let change = change(topic, &membership.collection, &doc);
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }
 
 fn change<'a>(topic: &'static str, collection: &'a Collection, doc: &'a Value) -> Change<'a> {

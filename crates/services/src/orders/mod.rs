@@ -16,7 +16,7 @@ use storage::{ScopedExt, Tx, tenant_rows};
 use self::input::{NewOrder, OrderChanges, ShipInput};
 use self::pricing::{order_totals, priced_lines};
 use crate::events::Change;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How an order looks to a reader with `viewer`'s scopes (its GET).
 pub trait Present {
@@ -36,7 +36,7 @@ pub async fn create(
     actor: &Actor,
     shop_id: i64,
     input: NewOrder,
-) -> ServiceResult<FullOrder> {
+) -> ServiceResult<Shown<FullOrder>> {
     let mut errors = FieldErrors::new();
     let draft = input.validate(&mut errors);
     let op = Op::new(services, actor);
@@ -67,8 +67,8 @@ pub async fn create(
                 let id = stored::insert(tx, &new, op.now).await?;
                 stored::write_lines(tx, id, &lines).await?;
                 let written = reload(tx, op, id).await?;
-                record(tx, op, topic::ORDERS_CREATED_CHECKOUT, &shop, &written).await?;
-                Ok(written)
+                let shown = record(tx, op, topic::ORDERS_CREATED_CHECKOUT, &shop, &written).await?;
+                Ok(Shown::new(written, shown))
             }
             .scoped()
         })
@@ -82,7 +82,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: OrderChanges,
-) -> ServiceResult<FullOrder> {
+) -> ServiceResult<Shown<FullOrder>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -104,15 +104,16 @@ pub async fn update(
                 order.set_details(draft.details);
                 order.set_totals(totals);
                 if order == current.order && lines == before {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 stored::save(tx, &order, op.now).await?;
                 if lines != before {
                     stored::write_lines(tx, id, &lines).await?;
                 }
                 let written = reload(tx, op, id).await?;
-                record(tx, op, topic::ORDERS_UPDATED, &shop, &written).await?;
-                Ok(written)
+                let shown = record(tx, op, topic::ORDERS_UPDATED, &shop, &written).await?;
+                Ok(Shown::new(written, shown))
             }
             .scoped()
         })
@@ -128,7 +129,7 @@ pub async fn transition(
     expect: &dyn Precondition,
     transition: Transition,
     shipment: Option<ShipInput>,
-) -> ServiceResult<FullOrder> {
+) -> ServiceResult<Shown<FullOrder>> {
     let mut errors = FieldErrors::new();
     let tracking = shipment.map(|s| s.validate(&mut errors));
     let op = Op::new(services, actor);
@@ -157,8 +158,8 @@ pub async fn transition(
                 stored::save(tx, &order, op.now).await?;
                 let shop = shop_of(tx, op, &order).await?;
                 let written = reload(tx, op, id).await?;
-                record(tx, op, transition.topic(), &shop, &written).await?;
-                Ok(written)
+                let shown = record(tx, op, transition.topic(), &shop, &written).await?;
+                Ok(Shown::new(written, shown))
             }
             .scoped()
         })
@@ -171,7 +172,7 @@ pub async fn delete(
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<FullOrder> {
+) -> ServiceResult<Shown<FullOrder>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -188,8 +189,8 @@ pub async fn delete(
                 }
                 let shop = shop_of(tx, op, &current.order).await?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
-                record(tx, op, topic::ORDERS_DELETED, &shop, &current).await?;
-                Ok(current)
+                let shown = record(tx, op, topic::ORDERS_DELETED, &shop, &current).await?;
+                Ok(Shown::new(current, shown))
             }
             .scoped()
         })
@@ -207,9 +208,9 @@ async fn locked(
         .await?
         .ok_or(ServiceError::NotFound)?;
     let lines = stored::lines_of(&mut *tx, &[id]).await?;
-    let current = op.present().order(op.actor.scopes, &order, &lines);
-    expect.check(&current, order.updated_on)?;
-    Ok(FullOrder { order, lines })
+    let current = FullOrder { order, lines };
+    expect.check(&|| show(op, &current), current.order.updated_on)?;
+    Ok(current)
 }
 
 /// The order as its tenant reads it now, inside the transaction.
@@ -227,18 +228,25 @@ async fn shop_of(tx: &mut Tx, op: Op<'_>, order: &Order) -> ServiceResult<Shop> 
         .ok_or_else(|| ServiceError::internal(format!("order {}'s shop is not found", order.id)))
 }
 
+/// The order as a GET by the actor shows it.
+fn show(op: Op<'_>, written: &FullOrder) -> Value {
+    op.present()
+        .order(op.actor.scopes, &written.order, &written.lines)
+}
+
 /// Records an order event, heard by the subscriptions of the order's shop, with the order
-/// as a GET by the actor shows it.
+/// as a GET by the actor shows it; returns that document.
 async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     shop: &Shop,
     written: &FullOrder,
-) -> ServiceResult<i64> {
-    let FullOrder { order, lines } = written;
-    let doc = op.present().order(op.actor.scopes, order, lines);
+) -> ServiceResult<Value> {
+    let doc = show(op, written);
+    let order = &written.order;
     let code = order.code.to_string();
     let change = Change::in_shop(topic, shop, "order", order.id, Some(&code), &doc);
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }

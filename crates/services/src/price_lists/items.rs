@@ -124,7 +124,7 @@ pub async fn remove_item(
                 let item = stored::find_item(&mut *tx, id, item_id)
                     .await?
                     .ok_or(ServiceError::NotFound)?;
-                let shown = op.present().price_list_item(op.actor.scopes, &list, &item);
+                let shown = || op.present().price_list_item(op.actor.scopes, &list, &item);
                 expect.check(&shown, item.updated_on)?;
                 stored::delete_item(tx, id, item_id, op.now).await?;
                 let after = stored::reread(tx, id).await?;

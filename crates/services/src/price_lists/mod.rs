@@ -12,7 +12,7 @@ use self::input::{NewPriceList, PriceListChanges};
 pub use self::items::{ListWithItems, RemovedItem, remove_item, upsert_items};
 use crate::events::Change;
 use crate::sellers::owning_seller;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a price list and its items look to a reader with `viewer`'s scopes (their GETs);
 /// item events show the list with the items concerned embedded.
@@ -34,7 +34,7 @@ pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewPriceList,
-) -> ServiceResult<PriceList> {
+) -> ServiceResult<Shown<PriceList>> {
     let seller = owning_seller(services.db(), actor.tenant, input.seller_id).await?;
     let data = input.validate(&seller)?;
     let op = Op::new(services, actor);
@@ -43,8 +43,8 @@ pub async fn create(
         .write(|tx| {
             async move {
                 let list = stored::insert(tx, seller.account_id, seller.id, data, op.now).await?;
-                record_list(tx, op, topic::PRICE_LISTS_CREATED, &list).await?;
-                Ok(list)
+                let shown = record_list(tx, op, topic::PRICE_LISTS_CREATED, &list).await?;
+                Ok(Shown::new(list, shown))
             }
             .scoped()
         })
@@ -58,7 +58,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: PriceListChanges,
-) -> ServiceResult<PriceList> {
+) -> ServiceResult<Shown<PriceList>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -68,11 +68,12 @@ pub async fn update(
                 expect_list(op, &current, expect)?;
                 let data = changes.clone().apply(&current)?;
                 if data == current.data() {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 let list = stored::update(tx, id, &data, op.now).await?;
-                record_list(tx, op, topic::PRICE_LISTS_UPDATED, &list).await?;
-                Ok(list)
+                let shown = record_list(tx, op, topic::PRICE_LISTS_UPDATED, &list).await?;
+                Ok(Shown::new(list, shown))
             }
             .scoped()
         })
@@ -85,7 +86,7 @@ pub async fn remove(
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<PriceList> {
+) -> ServiceResult<Shown<PriceList>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -94,8 +95,8 @@ pub async fn remove(
                 let current = locked(tx, tenant, id).await?;
                 expect_list(op, &current, expect)?;
                 tenant_rows::delete(tx, stored::TABLE, tenant, id).await?;
-                record_list(tx, op, topic::PRICE_LISTS_DELETED, &current).await?;
-                Ok(current)
+                let shown = record_list(tx, op, topic::PRICE_LISTS_DELETED, &current).await?;
+                Ok(Shown::new(current, shown))
             }
             .scoped()
         })
@@ -110,18 +111,25 @@ async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ServiceResult<PriceList
 
 /// The caller's expectation of the list, against the list as the actor would GET it.
 fn expect_list(op: Op<'_>, list: &PriceList, expect: &dyn Precondition) -> ServiceResult<()> {
-    let shown = op.present().price_list(op.actor.scopes, list);
-    expect.check(&shown, list.updated_on)
+    expect.check(&|| show(op, list), list.updated_on)
 }
 
+/// The list as a GET by the actor shows it.
+fn show(op: Op<'_>, list: &PriceList) -> Value {
+    op.present().price_list(op.actor.scopes, list)
+}
+
+/// Records an event about the list itself; returns the list as a GET by the actor shows it,
+/// the event's document.
 async fn record_list(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     list: &PriceList,
-) -> ServiceResult<i64> {
-    let doc = op.present().price_list(op.actor.scopes, list);
-    record(tx, op, topic, list, &doc).await
+) -> ServiceResult<Value> {
+    let doc = show(op, list);
+    record(tx, op, topic, list, &doc).await?;
+    Ok(doc)
 }
 
 /// Records an event about the list; `doc` is the list as GET shows it, with the items

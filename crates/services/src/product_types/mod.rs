@@ -12,7 +12,7 @@ use storage::{ScopedExt, Tx, UniqueIndex, tenant_rows};
 use self::input::{NewProductType, ProductTypeChanges, TypeChoice};
 use crate::events::Change;
 use crate::sellers::owning_seller;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a product type looks to a reader with `viewer`'s scopes (its GET).
 pub trait Present {
@@ -24,7 +24,7 @@ pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewProductType,
-) -> ServiceResult<ProductType> {
+) -> ServiceResult<Shown<ProductType>> {
     let seller = owning_seller(services.db(), actor.tenant, input.seller_id).await?;
     let (name, defs) = input.validate()?;
     let op = Op::new(services, actor);
@@ -41,7 +41,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: ProductTypeChanges,
-) -> ServiceResult<ProductType> {
+) -> ServiceResult<Shown<ProductType>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -50,11 +50,12 @@ pub async fn update(
                 let current = locked(tx, op, id, expect).await?;
                 let (name, defs) = changes.apply(&current)?;
                 if name == current.name && defs == current.attributes.0 {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 let product_type = stored::update(tx, id, &name, &defs, op.now).await?;
-                record(tx, op, topic::PRODUCT_TYPES_UPDATED, &product_type).await?;
-                Ok(product_type)
+                let shown = record(tx, op, topic::PRODUCT_TYPES_UPDATED, &product_type).await?;
+                Ok(Shown::new(product_type, shown))
             }
             .scoped()
         })
@@ -67,7 +68,7 @@ pub async fn delete(
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<ProductType> {
+) -> ServiceResult<Shown<ProductType>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -83,8 +84,8 @@ pub async fn delete(
                     ));
                 }
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
-                record(tx, op, topic::PRODUCT_TYPES_DELETED, &current).await?;
-                Ok(current)
+                let shown = record(tx, op, topic::PRODUCT_TYPES_DELETED, &current).await?;
+                Ok(Shown::new(current, shown))
             }
             .scoped()
         })
@@ -101,8 +102,7 @@ async fn locked(
     let current = stored::find_for_update(tx, op.actor.tenant, id)
         .await?
         .ok_or(ServiceError::NotFound)?;
-    let shown = op.present().product_type(op.actor.scopes, &current);
-    expect.check(&shown, current.updated_on)?;
+    expect.check(&|| show(op, &current), current.updated_on)?;
     Ok(current)
 }
 
@@ -115,7 +115,7 @@ async fn insert(
     name: &str,
     defs: &[domain::catalog::attributes::AttributeDef],
     found_free_by_name: bool,
-) -> ServiceResult<ProductType> {
+) -> ServiceResult<Shown<ProductType>> {
     let product_type = stored::insert(tx, seller.account_id, seller.id, name, defs, op.now)
         .await
         .map_err(|err| {
@@ -128,17 +128,24 @@ async fn insert(
                 err
             }
         })?;
-    record(tx, op, topic::PRODUCT_TYPES_CREATED, &product_type).await?;
-    Ok(product_type)
+    let shown = record(tx, op, topic::PRODUCT_TYPES_CREATED, &product_type).await?;
+    Ok(Shown::new(product_type, shown))
 }
 
+/// The type as a GET by the actor shows it.
+fn show(op: Op<'_>, product_type: &ProductType) -> Value {
+    op.present().product_type(op.actor.scopes, product_type)
+}
+
+/// Records a change of the type with the type as a GET by the actor shows it; returns that
+/// document.
 async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     product_type: &ProductType,
-) -> ServiceResult<i64> {
-    let doc = op.present().product_type(op.actor.scopes, product_type);
+) -> ServiceResult<Value> {
+    let doc = show(op, product_type);
     let change = Change::of_catalog(
         topic,
         (product_type.account_id, product_type.seller_id),
@@ -147,7 +154,8 @@ async fn record(
         None,
         &doc,
     );
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }
 
 /// The type a product write names: kept, cleared, one of the seller's by id, or found by
@@ -171,7 +179,8 @@ pub(crate) async fn resolve_type(
             if let Some(found) = stored::find_by_name(tx, seller.id, name).await? {
                 return Ok(Some(found));
             }
-            return Ok(Some(insert(tx, op, seller, name, &[], true).await?));
+            let made = insert(tx, op, seller, name, &[], true).await?;
+            return Ok(Some(made.value));
         }
     };
     // Held, so that it stays, with its schema, while the product is checked against it.

@@ -25,7 +25,7 @@ use crate::events::Change;
 use crate::product_types::resolve_type;
 use crate::sellers::owning_seller;
 use crate::slugs::{slug_refused, unique_slug};
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a product with its variants, images, collections and shops looks to a reader of
 /// `tenant`'s catalog with `viewer`'s scopes (its GET).
@@ -57,7 +57,7 @@ pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewProduct,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let tenant = actor.tenant;
     let seller = owning_seller(services.db(), tenant, input.seller_id).await?;
     let mut errors = FieldErrors::new();
@@ -79,7 +79,7 @@ async fn create_in(
     seller: &Seller,
     draft: &Draft,
     mut errors: FieldErrors,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let now = op.now;
     locks::seller_catalog(tx, seller.id, Catalog::Shared).await?;
     let wanted = draft.collection_ids.as_deref();
@@ -134,7 +134,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: ProductChanges,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -149,7 +149,7 @@ async fn update_in(
     id: i64,
     expect: &dyn Precondition,
     changes: &ProductChanges,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let (tenant, now) = (op.actor.tenant, op.now);
     // Manual collections change only when the request names them.
     let current = match changes.collection_ids() {
@@ -158,10 +158,7 @@ async fn update_in(
     };
     let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
-    let shown = op
-        .present()
-        .product(op.actor.scopes, tenant, &current, parts);
-    expect.check(&shown, current.updated_on)?;
+    expect.check(&|| show(op, &current, parts), current.updated_on)?;
     let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
     let before = current.data(parts.shop_ids.to_vec(), String::new());
     let mut errors = FieldErrors::new();
@@ -223,11 +220,12 @@ async fn update_in(
             )
     });
     if data == before && !price_changed && membership_changes == (Vec::new(), Vec::new()) {
+        let shown = show(op, &current, parts);
         let unchanged = FullProduct {
             product: current,
             related,
         };
-        return Ok(unchanged);
+        return Ok(Shown::new(unchanged, shown));
     }
     let mut variants_after = current_variants;
     if let (true, Some((price, comparison))) = (price_changed, price) {
@@ -259,7 +257,7 @@ pub async fn delete(
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| async move { delete_in(tx, op, id, expect).await }.scoped())
@@ -272,15 +270,12 @@ async fn delete_in(
     op: Op<'_>,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let tenant = op.actor.tenant;
     let current = locked_product_and_collections(tx, tenant, id, &[]).await?;
     let related = Related::load_in(tx, &current).await?;
     let parts = related.parts(id);
-    let shown = op
-        .present()
-        .product(op.actor.scopes, tenant, &current, parts);
-    expect.check(&shown, current.updated_on)?;
+    expect.check(&|| show(op, &current, parts), current.updated_on)?;
     // The shops to tell, as they were before the product's rows go.
     let shops = parts.shop_ids.to_vec();
     let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
@@ -292,8 +287,8 @@ async fn delete_in(
         product: current,
         related,
     };
-    record(tx, op, topic::PRODUCTS_DELETED, &deleted, &shops).await?;
-    Ok(deleted)
+    let shown = record(tx, op, topic::PRODUCTS_DELETED, &deleted, &shops).await?;
+    Ok(Shown::new(deleted, shown))
 }
 
 /// Shop ids must name shops of the product's seller.
@@ -380,11 +375,11 @@ async fn reload_and_record(
     op: Op<'_>,
     id: i64,
     topic: &'static str,
-) -> ServiceResult<FullProduct> {
+) -> ServiceResult<Shown<FullProduct>> {
     let written = reload(tx, op.actor.tenant, id).await?;
     let shops = catalog::shops_of(tx, &written.product).await?;
-    record(tx, op, topic, &written, &shops).await?;
-    Ok(written)
+    let shown = record(tx, op, topic, &written, &shops).await?;
+    Ok(Shown::new(written, shown))
 }
 
 /// The product as its tenant reads it now, inside the transaction.
@@ -398,19 +393,23 @@ async fn reload(tx: &mut Tx, tenant: Tenant, id: i64) -> ServiceResult<FullProdu
     Ok(FullProduct { product, related })
 }
 
+/// The product as a GET by the actor shows it.
+fn show(op: Op<'_>, product: &Product, parts: Parts<'_>) -> Value {
+    op.present()
+        .product(op.actor.scopes, op.actor.tenant, product, parts)
+}
+
 /// Records a catalog event about a product, heard in `shops`, with the product as a GET
-/// by the actor shows it.
+/// by the actor shows it; returns that document.
 async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     written: &FullProduct,
     shops: &[i64],
-) -> ServiceResult<i64> {
+) -> ServiceResult<Value> {
     let product = &written.product;
-    let doc = op
-        .present()
-        .product(op.actor.scopes, op.actor.tenant, product, written.parts());
+    let doc = show(op, product, written.parts());
     let change = Change::of_catalog(
         topic,
         (product.account_id, product.seller_id),
@@ -420,5 +419,6 @@ async fn record(
         &doc,
     )
     .heard_in(shops);
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }

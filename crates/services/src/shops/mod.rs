@@ -9,7 +9,7 @@ use storage::{ScopedExt, Tx, sellers};
 
 use self::input::{NewShop, ShopChanges};
 use crate::events::Change;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a shop looks to a reader with `viewer`'s scopes (its GET).
 pub trait Present {
@@ -22,7 +22,7 @@ pub async fn create(
     actor: &Actor,
     seller_id: i64,
     input: NewShop,
-) -> ServiceResult<Shop> {
+) -> ServiceResult<Shown<Shop>> {
     let seller = sellers::find(services.db(), actor.tenant, seller_id)
         .await?
         .ok_or(ServiceError::NotFound)?;
@@ -35,8 +35,8 @@ pub async fn create(
                 let (account_id, seller_id) = (seller.account_id, seller.id);
                 let shop =
                     stored::insert(tx, account_id, seller_id, subdomain, settings, op.now).await?;
-                record(tx, op, topic::SHOPS_CREATED, &shop).await?;
-                Ok(shop)
+                let shown = record(tx, op, topic::SHOPS_CREATED, &shop).await?;
+                Ok(Shown::new(shop, shown))
             }
             .scoped()
         })
@@ -50,7 +50,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: ShopChanges,
-) -> ServiceResult<Shop> {
+) -> ServiceResult<Shown<Shop>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -59,22 +59,30 @@ pub async fn update(
                 let current = stored::find_for_update(tx, op.actor.tenant, id)
                     .await?
                     .ok_or(ServiceError::NotFound)?;
-                let shown = op.present().shop(op.actor.scopes, &current);
-                expect.check(&shown, current.updated_on)?;
+                expect.check(&|| show(op, &current), current.updated_on)?;
                 let settings = changes.clone().apply(&current)?;
                 if settings == current.settings() {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 let shop = stored::update(tx, id, &settings, op.now).await?;
-                record(tx, op, topic::SHOPS_UPDATED, &shop).await?;
-                Ok(shop)
+                let shown = record(tx, op, topic::SHOPS_UPDATED, &shop).await?;
+                Ok(Shown::new(shop, shown))
             }
             .scoped()
         })
         .await
 }
 
-async fn record(tx: &mut Tx, op: Op<'_>, topic: &'static str, shop: &Shop) -> ServiceResult<i64> {
-    let doc = op.present().shop(op.actor.scopes, shop);
-    op.record(tx, Change::of_shop(topic, shop, &doc)).await
+/// The shop as a GET by the actor shows it.
+fn show(op: Op<'_>, shop: &Shop) -> Value {
+    op.present().shop(op.actor.scopes, shop)
+}
+
+/// Records a change of the shop with the shop as a GET by the actor shows it; returns that
+/// document.
+async fn record(tx: &mut Tx, op: Op<'_>, topic: &'static str, shop: &Shop) -> ServiceResult<Value> {
+    let doc = show(op, shop);
+    op.record(tx, Change::of_shop(topic, shop, &doc)).await?;
+    Ok(doc)
 }

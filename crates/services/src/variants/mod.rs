@@ -13,7 +13,7 @@ use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_assets, t
 use self::input::{Defaults, NewVariant, VariantChanges};
 use crate::catalog::{self, VARIANTS_MAX, check_skus_free, locked_product, refresh_derived};
 use crate::events::Change;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services};
+use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a variant looks to a reader of `tenant`'s catalog with `viewer`'s scopes (its GET).
 pub trait Present {
@@ -26,7 +26,7 @@ pub async fn create(
     actor: &Actor,
     product_id: i64,
     input: NewVariant,
-) -> ServiceResult<Variant> {
+) -> ServiceResult<Shown<Variant>> {
     let op = Op::new(services, actor);
     let input = &input;
     services
@@ -58,8 +58,8 @@ pub async fn create(
                 };
                 let variant = stored::insert(tx, owner, &data, op.now).await?;
                 refresh_derived(tx, &product, op.now).await?;
-                record(tx, op, topic::VARIANTS_CREATED, &product, &variant).await?;
-                Ok(variant)
+                let shown = record(tx, op, topic::VARIANTS_CREATED, &product, &variant).await?;
+                Ok(Shown::new(variant, shown))
             }
             .scoped()
         })
@@ -74,7 +74,7 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: VariantChanges,
-) -> ServiceResult<Variant> {
+) -> ServiceResult<Shown<Variant>> {
     let op = Op::new(services, actor);
     let changes = &changes;
     services
@@ -83,7 +83,8 @@ pub async fn update(
                 let (product, current) = locked(tx, op, product_id, id, expect).await?;
                 let data = changes.clone().apply(current.data())?;
                 if data == current.data() {
-                    return Ok(current);
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
                 }
                 let mut errors = FieldErrors::new();
                 check_images(tx, product_id, &data, &mut errors).await?;
@@ -94,8 +95,8 @@ pub async fn update(
                 errors.into_result()?;
                 let variant = stored::update(tx, id, &data, op.now).await?;
                 refresh_derived(tx, &product, op.now).await?;
-                record(tx, op, topic::VARIANTS_UPDATED, &product, &variant).await?;
-                Ok(variant)
+                let shown = record(tx, op, topic::VARIANTS_UPDATED, &product, &variant).await?;
+                Ok(Shown::new(variant, shown))
             }
             .scoped()
         })
@@ -109,7 +110,7 @@ pub async fn delete(
     product_id: i64,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<Variant> {
+) -> ServiceResult<Shown<Variant>> {
     let op = Op::new(services, actor);
     services
         .write(|tx| {
@@ -125,8 +126,8 @@ pub async fn delete(
                 price_lists::forget_variants(tx, &[id], op.now).await?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 refresh_derived(tx, &product, op.now).await?;
-                record(tx, op, topic::VARIANTS_DELETED, &product, &current).await?;
-                Ok(current)
+                let shown = record(tx, op, topic::VARIANTS_DELETED, &product, &current).await?;
+                Ok(Shown::new(current, shown))
             }
             .scoped()
         })
@@ -141,7 +142,7 @@ pub async fn adjust_stock(
     product_id: i64,
     id: i64,
     delta: i64,
-) -> ServiceResult<Variant> {
+) -> ServiceResult<Shown<Variant>> {
     if delta == 0 || !limits::STOCK.contains(delta) {
         return Err(ServiceError::invalid_field(
             "delta",
@@ -177,8 +178,8 @@ pub async fn adjust_stock(
                 };
                 products::touch(tx, product_id, op.now).await?;
                 collections::refresh_product(tx, product.seller_id, product_id).await?;
-                record(tx, op, topic::VARIANTS_UPDATED, &product, &variant).await?;
-                Ok(variant)
+                let shown = record(tx, op, topic::VARIANTS_UPDATED, &product, &variant).await?;
+                Ok(Shown::new(variant, shown))
             }
             .scoped()
         })
@@ -197,10 +198,7 @@ async fn locked(
     let current = stored::find_for_update(tx, product_id, id)
         .await?
         .ok_or(ServiceError::NotFound)?;
-    let shown = op
-        .present()
-        .variant(op.actor.scopes, op.actor.tenant, &current);
-    expect.check(&shown, current.updated_on)?;
+    expect.check(&|| show(op, &current), current.updated_on)?;
     Ok((product, current))
 }
 
@@ -223,18 +221,22 @@ async fn check_images(
     Ok(())
 }
 
+/// The variant as a GET by the actor shows it.
+fn show(op: Op<'_>, variant: &Variant) -> Value {
+    op.present()
+        .variant(op.actor.scopes, op.actor.tenant, variant)
+}
+
 /// Records a variant's change, heard in its product's shops, with the variant as a GET by
-/// the actor shows it.
+/// the actor shows it; returns that document.
 pub(crate) async fn record(
     tx: &mut Tx,
     op: Op<'_>,
     topic: &'static str,
     product: &Product,
     variant: &Variant,
-) -> ServiceResult<i64> {
-    let doc = op
-        .present()
-        .variant(op.actor.scopes, op.actor.tenant, variant);
+) -> ServiceResult<Value> {
+    let doc = show(op, variant);
     let shops = catalog::shops_of(tx, product).await?;
     let change = Change::of_catalog(
         topic,
@@ -245,5 +247,6 @@ pub(crate) async fn record(
         &doc,
     )
     .heard_in(&shops);
-    op.record(tx, change).await
+    op.record(tx, change).await?;
+    Ok(doc)
 }

@@ -144,7 +144,7 @@ pub async fn update(
         .write(|tx| {
             async move {
                 let current = locked(tx, op, id).await?;
-                let shown = op.present().webhook(op.actor.scopes, &current);
+                let shown = || op.present().webhook(op.actor.scopes, &current);
                 expect.check(&shown, current.updated_on)?;
                 let before = Checked {
                     topic: current.topic.clone(),
@@ -183,7 +183,7 @@ pub async fn remove(
         .write(|tx| {
             async move {
                 let webhook = locked(tx, op, id).await?;
-                let shown = op.present().webhook(op.actor.scopes, &webhook);
+                let shown = || op.present().webhook(op.actor.scopes, &webhook);
                 expect.check(&shown, webhook.updated_on)?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 Ok(webhook)
@@ -209,7 +209,7 @@ pub async fn remove_from_shop(
                 if webhook.shop_id != shop_id {
                     return Err(ServiceError::NotFound);
                 }
-                let shown = op.present().subscription(op.actor.scopes, &webhook);
+                let shown = || op.present().subscription(op.actor.scopes, &webhook);
                 expect.check(&shown, webhook.updated_on)?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 Ok(webhook)

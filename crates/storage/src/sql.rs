@@ -2,6 +2,8 @@
 //! by whitelisted columns with an id tie-breaker, and offset pages. Column names come only
 //! from `&'static str` whitelists; every value is a bound argument.
 
+use std::fmt::Write as _;
+
 use domain::Timestamp;
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
@@ -71,12 +73,19 @@ impl Params {
 
     /// `$n, $n+1, …`; `NULL` for an empty list, so that `IN (NULL)` matches nothing.
     pub fn bind_all(&mut self, args: impl IntoIterator<Item = Arg>) -> String {
-        let list: Vec<String> = args.into_iter().map(|a| self.bind(a)).collect();
-        if list.is_empty() {
-            "NULL".to_owned()
-        } else {
-            list.join(", ")
+        let mut list = String::new();
+        for arg in args {
+            if !list.is_empty() {
+                list.push_str(", ");
+            }
+            self.0.push(arg);
+            // Writing to a String cannot fail.
+            let _ = write!(list, "${}", self.0.len());
         }
+        if list.is_empty() {
+            list.push_str("NULL");
+        }
+        list
     }
 
     pub fn args(&self) -> &[Arg] {

@@ -10,7 +10,7 @@ use crate::Tenant;
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
-use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
+use crate::sql::{Arg, Filter, Params, Sort, Window, escape_like, list_sql};
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, execute_bound, insert_rows};
 
@@ -179,10 +179,15 @@ pub struct NewOrder<'a> {
 
 #[derive(Clone, Debug, Default)]
 pub struct OrderFilter {
+    /// Words each matching the code, the contact's email or name, or a line's title or SKU.
+    pub words: Option<Vec<String>>,
     pub statuses: Option<Vec<OrderStatus>>,
     pub shop_ids: Option<Vec<i64>>,
     pub codes: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
+    pub net_total: (Option<i64>, Option<i64>),
+    pub shipping_total: (Option<i64>, Option<i64>),
+    pub discount_total: (Option<i64>, Option<i64>),
     pub created_on: crate::sql::TimeRange,
     pub updated_on: crate::sql::TimeRange,
 }
@@ -344,11 +349,44 @@ pub async fn list(
     if let Some(codes) = &filter.codes {
         f.any_of("code", codes.iter().copied().map(Arg::Int));
     }
+    for word in filter.words.iter().flatten() {
+        f.condition(|p| matching_word(p, word));
+    }
     f.range("total", filter.total.0, filter.total.1)
+        .range("net_total", filter.net_total.0, filter.net_total.1)
+        .range(
+            "shipping_total",
+            filter.shipping_total.0,
+            filter.shipping_total.1,
+        )
+        .range(
+            "discount_total",
+            filter.discount_total.0,
+            filter.discount_total.1,
+        )
         .range("created_on", filter.created_on.0, filter.created_on.1)
         .range("updated_on", filter.updated_on.0, filter.updated_on.1);
     let sql = list_sql(columns!(), "orders", &f, sort, window);
     fetch_list!(Exec::Db(db), Order, sql, f)
+}
+
+/// An order one word of `q` finds: its code (the word a number), or the word within its
+/// contact's email or name, or within one of its lines' titles or SKUs.
+fn matching_word(p: &mut Params, word: &str) -> String {
+    let code = match word.parse::<i64>() {
+        Ok(code) => format!("code = {} OR ", p.bind(Arg::Int(code))),
+        Err(_) => String::new(),
+    };
+    let like = p.bind(Arg::Text(format!("%{}%", escape_like(word))));
+    let contains = |column: &str| format!("LOWER({column}) LIKE {like} ESCAPE '\\'");
+    format!(
+        "({code}{} OR {} OR EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = orders.id \
+         AND ({} OR {})))",
+        contains("email"),
+        contains("contact_name"),
+        contains("l.title"),
+        contains("l.sku"),
+    )
 }
 
 /// A variant as an order line may sell it: with its product's title and currency, and

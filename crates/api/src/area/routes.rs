@@ -4,9 +4,11 @@
 use axum::Router;
 use axum::handler::Handler;
 use axum::http::Method;
+use axum::middleware::from_fn_with_state;
 use axum::routing::{MethodRouter, delete, get, post, put};
 
 use super::Path;
+use crate::kernel::query::{DeclaredQuery, refuse_undeclared};
 use crate::kernel::state::AppState;
 use crate::openapi::{Documented, Op};
 
@@ -79,6 +81,13 @@ impl Routes {
         route: MethodRouter<AppState>,
         op: Op,
     ) -> &mut Self {
+        let route = match op.declared_query() {
+            Some(names) => route.layer(from_fn_with_state(
+                DeclaredQuery::new(names),
+                refuse_undeclared,
+            )),
+            None => route,
+        };
         self.merge_route(path.pattern(), route);
         // A prefix's own root (`/` nested under `/v2`) is served at the prefix itself.
         let path = match path.pattern() {

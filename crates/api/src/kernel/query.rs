@@ -3,7 +3,9 @@
 //! (`domain::limits`), and errors collected per field. `guard` refuses, before any
 //! handler runs, a query holding a control character anywhere (`TextKind::Single`).
 
-use axum::extract::Request;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::limits::{self, IntRange};
@@ -42,6 +44,56 @@ fn control_characters(query: Option<&str>) -> Result<(), FieldErrors> {
         }
     }
     errors.into_result()
+}
+
+/// The query parameters one route reads (from its OpenAPI description). Any other is
+/// refused with a 422 naming it before the handler runs: a misspelt or unsupported filter
+/// must not silently answer a different question. `access_token` is read for every route.
+#[derive(Clone, Debug)]
+pub struct DeclaredQuery(Arc<[String]>);
+
+/// Middleware of a route with `declared` parameters (`from_fn_with_state`).
+pub async fn refuse_undeclared(
+    State(declared): State<DeclaredQuery>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match declared.check(request.uri().query()) {
+        Ok(()) => next.run(request).await,
+        Err(errors) => ApiError::validation(errors).into_response(),
+    }
+}
+
+impl DeclaredQuery {
+    pub fn new(names: Vec<String>) -> Self {
+        Self(names.into())
+    }
+
+    /// Every undeclared parameter, named once.
+    pub fn check(&self, query: Option<&str>) -> Result<(), FieldErrors> {
+        let Some(query) = query.filter(|q| !q.is_empty()) else {
+            return Ok(());
+        };
+        let mut errors = FieldErrors::new();
+        for (name, _) in form_urlencoded::parse(query.as_bytes()) {
+            let known = name == "access_token" || self.0.iter().any(|d| *d == name);
+            if !known && !errors.has(&name) {
+                errors.add(name.into_owned(), self.refusal());
+            }
+        }
+        errors.into_result()
+    }
+
+    fn refusal(&self) -> String {
+        if self.0.is_empty() {
+            "is not a parameter of this operation, which reads none".to_owned()
+        } else {
+            format!(
+                "is not a parameter of this operation, which reads: {}",
+                self.0.join(", ")
+            )
+        }
+    }
 }
 
 impl QueryParams {

@@ -252,6 +252,28 @@ impl Op {
         &self.rels
     }
 
+    /// The query parameters the API refuses unless declared, or `None` when the operation
+    /// is not the API's (the authorization service's pages ignore what they do not read,
+    /// as RFC 6749 requires of its endpoints).
+    pub fn declared_query(&self) -> Option<Vec<String>> {
+        if self.errors != Errors::Api {
+            return None;
+        }
+        let mut names = Vec::new();
+        if let Some(list) = self.list {
+            names.extend(["page", "per_page", "sort"].map(str::to_owned));
+            for filter in list.filters {
+                names.push((*filter).to_owned());
+                // A bound is also read as `field_gte` (see `QueryParams::get_bound`).
+                if let Some((field, bound)) = filter.rsplit_once('.') {
+                    names.push(format!("{field}_{bound}"));
+                }
+            }
+        }
+        names.extend(self.query.iter().map(|p| p.name.to_owned()));
+        Some(names)
+    }
+
     /// Honours `If-Match` (a stale ETag is answered 412).
     pub fn if_match(mut self) -> Self {
         self.conditional = true;

@@ -8,6 +8,7 @@ mod representation;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
+use domain::catalog::search;
 use domain::order::{OrderStatus, Transition};
 use domain::{FieldErrors, Scope, limits};
 use storage::orders::{self, OrderFilter, OrderLine};
@@ -33,11 +34,18 @@ pub static ORDER_LIST: ListSpec = ListSpec {
     sort_fields: orders::SORT_FIELDS,
     default_sort: ("id", Direction::Desc),
     filters: &[
+        "q",
         "status",
         "shop_ids",
         "code",
         "total.gte",
         "total.lte",
+        "net_total.gte",
+        "net_total.lte",
+        "shipping_total.gte",
+        "shipping_total.lte",
+        "discount_total.gte",
+        "discount_total.lte",
         "created_on.gte",
         "created_on.lte",
         "updated_on.gte",
@@ -72,7 +80,8 @@ async fn list(
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code
-/// that is not a number matches no order.
+/// that is not a number matches no order; every word of `q` must match (see
+/// `orders::OrderFilter::words`).
 fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
     let statuses = params.list("status").map(|names| {
         names
@@ -87,12 +96,16 @@ fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
             .collect()
     });
     OrderFilter {
+        words: params.get("q").and_then(search::query_words),
         statuses,
         shop_ids: params.id_list("shop_ids", errors),
         codes: params
             .list("code")
             .map(|codes| codes.iter().filter_map(|c| c.parse().ok()).collect()),
         total: params.int_range("total", limits::AMOUNT, errors),
+        net_total: params.int_range("net_total", limits::AMOUNT, errors),
+        shipping_total: params.int_range("shipping_total", limits::AMOUNT, errors),
+        discount_total: params.int_range("discount_total", limits::AMOUNT, errors),
         created_on: params.time_range("created_on", errors),
         updated_on: params.time_range("updated_on", errors),
     }

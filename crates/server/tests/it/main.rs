@@ -28,6 +28,7 @@ mod price_lists;
 mod product_lists;
 mod product_types;
 mod products;
+mod query_parameters;
 mod races;
 mod rate_limit;
 mod recorded;

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use api::{ApiConfig, AppState, RateLimitConfig};
+use api::{ApiConfig, AppState, RateLimitConfig, RateLimiter};
 use delivery::ssrf::Guard;
 use delivery::{Dispatcher, DispatcherConfig};
 use oauth::{AuthConfig, AuthService};
@@ -128,15 +128,15 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             public_url: public_url.clone(),
             max_body_bytes: config.max_body_bytes,
             max_asset_bytes: config.max_asset_bytes,
-            rate_limit: RateLimitConfig {
-                quota: config.rate_limit_quota,
-                window: config.rate_limit_window,
-            },
             bench_baseline: config.bench_baseline,
             count_queries: config.count_queries,
             webhook_guard: webhook_guard(config),
             observer: config.observer.clone(),
         },
+        RateLimiter::new(RateLimitConfig {
+            quota: config.rate_limit_quota,
+            window: config.rate_limit_window,
+        }),
     );
     let registry = register_tasks(config, &db, &auth, &public_url, &node)?;
     let router = if config.role.serves_api() {

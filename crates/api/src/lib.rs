@@ -34,5 +34,5 @@ pub use assets::upload_body_limit;
 pub use kernel::metrics::Metrics;
 pub use kernel::observe::{ObserveResponse, Observed, Observer};
 pub use kernel::present::Presenter;
-pub use kernel::rate_limit::{RateLimitConfig, RateLimiter};
+pub use kernel::rate_limit::{RateLimitConfig, RateLimiter, SharedLimits};
 pub use kernel::state::{ApiConfig, AppState};

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
-use api::{ApiConfig, AppState, RateLimitConfig};
+use api::{ApiConfig, AppState, RateLimitConfig, RateLimiter, SharedLimits};
 use delivery::ssrf::Guard;
 use delivery::{Dispatcher, DispatcherConfig};
 use oauth::{AuthConfig, AuthService};
@@ -128,15 +128,12 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             public_url: public_url.clone(),
             max_body_bytes: config.max_body_bytes,
             max_asset_bytes: config.max_asset_bytes,
-            rate_limit: RateLimitConfig {
-                quota: config.rate_limit_quota,
-                window: config.rate_limit_window,
-            },
             bench_baseline: config.bench_baseline,
             count_queries: config.count_queries,
             webhook_guard: webhook_guard(config),
             observer: config.observer.clone(),
         },
+        rate_limiter(config).await?,
     );
     let registry = register_tasks(config, &db, &auth, &public_url, &node)?;
     let router = if config.role.serves_api() {
@@ -174,6 +171,30 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         shutdown: Some(shutdown_tx),
         task,
     })
+}
+
+/// The rate limiter: buckets in Redis when one is configured (connected now; a Redis
+/// that does not answer is logged, and this node limits on its own until it does), in
+/// this process otherwise.
+async fn rate_limiter(config: &ServeConfig) -> anyhow::Result<RateLimiter> {
+    let limits = RateLimitConfig {
+        quota: config.rate_limit_quota,
+        window: config.rate_limit_window,
+    };
+    let Some(url) = &config.redis_url else {
+        return Ok(RateLimiter::new(limits));
+    };
+    let limiter = RateLimiter::shared(
+        limits,
+        &SharedLimits {
+            url: url.clone(),
+            key_prefix: config.redis_key_prefix.clone(),
+            timeout: config.redis_timeout,
+        },
+    )
+    .map_err(anyhow::Error::msg)?;
+    limiter.connect().await;
+    Ok(limiter)
 }
 
 /// Every background task of this node's role, in one place. Nodes serving the API keep

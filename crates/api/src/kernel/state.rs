@@ -9,7 +9,7 @@ use storage::Database;
 
 use crate::kernel::metrics::Metrics;
 use crate::kernel::present::Presenter;
-use crate::kernel::rate_limit::{RateLimitConfig, RateLimiter};
+use crate::kernel::rate_limit::RateLimiter;
 use crate::kernel::urls::Urls;
 
 #[derive(Clone, Debug)]
@@ -21,7 +21,6 @@ pub struct ApiConfig {
     pub max_asset_bytes: usize,
     /// Which addresses webhook targets may have.
     pub webhook_guard: delivery::ssrf::Guard,
-    pub rate_limit: RateLimitConfig,
     /// Serves `GET /v2/_bench/baseline`, the static reference the benchmarks compare against.
     pub bench_baseline: bool,
     /// Answers every request with `X-Db-Queries`, the number of queries it sent (tests
@@ -55,12 +54,13 @@ impl AppState {
         auth: Arc<AuthService>,
         clock: Arc<dyn Clock>,
         config: ApiConfig,
+        limiter: RateLimiter,
     ) -> Self {
         let urls = Arc::new(Urls::new(&config.public_url));
         let presenter = Presenter { urls: urls.clone() };
         Self(Arc::new(Shared {
             services: Services::new(db.clone(), clock.clone(), Arc::new(presenter)),
-            limiter: Arc::new(RateLimiter::new(config.rate_limit.clone())),
+            limiter: Arc::new(limiter),
             metrics: Arc::new(Metrics::new(db.clone())),
             config: Arc::new(config),
             db,

@@ -100,6 +100,12 @@ pub struct ServeConfig {
     pub max_asset_bytes: usize,
     pub rate_limit_quota: u32,
     pub rate_limit_window: Duration,
+    /// Where every node keeps its rate-limit buckets; `None`: in each process.
+    pub redis_url: Option<String>,
+    /// Put before every key kept in Redis.
+    pub redis_key_prefix: String,
+    /// How long a rate-limit update in Redis may take.
+    pub redis_timeout: Duration,
     /// Configured token signing secret; otherwise keys are kept in the database, sealed.
     pub signing_key: Option<Vec<u8>>,
     /// The keys (base64, 32 bytes each, comma-separated, the first sealing) that seal the
@@ -141,6 +147,9 @@ impl ServeConfig {
             max_asset_bytes: 10 * 1024 * 1024,
             rate_limit_quota: 600,
             rate_limit_window: Duration::from_secs(60),
+            redis_url: None,
+            redis_key_prefix: "commerce:".to_owned(),
+            redis_timeout: Duration::from_millis(250),
             signing_key: None,
             encryption_key: None,
             encryption_key_file: None,

@@ -117,6 +117,22 @@ settings! {
     rate_limit ("rate-limit", "COMMERCE_RATE_LIMIT", Kind::Text, shown)
         default "600/60s", examples ["100/10s", "5/1s"],
         |c, v| (c.rate_limit_quota, c.rate_limit_window) = parse_rate_limit(v)?;
+    /// Keep rate-limit buckets in this Redis (redis://[:password@]host[:port][/db]), so
+    /// that every node shares one quota; while it does not answer, each node limits on its
+    /// own.
+    redis_url ("redis-url", "COMMERCE_REDIS_URL", Kind::Text, shown)
+        default "none: buckets per process",
+        examples ["redis://127.0.0.1:6379", "redis://:secret@cache.example:6380/2"],
+        |c, v| c.redis_url = Some(redis_url(v)?);
+    /// Put before every key this server keeps in Redis (deployments sharing one Redis
+    /// each use their own).
+    redis_key_prefix ("redis-key-prefix", "COMMERCE_REDIS_KEY_PREFIX", Kind::Text, shown)
+        default "commerce:", examples ["shop-a:", "staging:"],
+        |c, v| c.redis_key_prefix = v.to_owned();
+    /// How long a rate-limit update in Redis may take before the node limits on its own.
+    redis_timeout ("redis-timeout", "COMMERCE_REDIS_TIMEOUT", Kind::Text, hidden)
+        default "250ms", examples ["100ms", "2s"],
+        |c, v| c.redis_timeout = parse_duration(v)?;
     /// Largest request body accepted, in bytes.
     max_body_bytes ("max-body-bytes", "COMMERCE_MAX_BODY_BYTES", Kind::Integer, shown)
         default "1048576", examples ["2048", "4096"],
@@ -237,6 +253,22 @@ pub fn switch(v: &str) -> Result<bool, String> {
     }
 }
 
+/// A Redis URL: `redis://…`, or a Unix socket (`unix://…`, `redis+unix://…`).
+fn redis_url(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    if v.starts_with("rediss://") {
+        return Err("TLS to Redis (rediss://) is not supported; use redis://".into());
+    }
+    let (scheme, rest) = v.split_once("://").unwrap_or(("", ""));
+    if !matches!(scheme, "redis" | "unix" | "redis+unix") || rest.is_empty() {
+        return Err(format!(
+            "`{}` is not a Redis URL (e.g. redis://127.0.0.1:6379)",
+            storage::redact_url(v)
+        ));
+    }
+    Ok(v.to_owned())
+}
+
 fn signing_key(v: &str) -> Result<Vec<u8>, String> {
     if v.len() < 32 {
         return Err("the signing key must be at least 32 bytes long".into());
@@ -275,6 +307,22 @@ mod tests {
                 assert!((s.apply)(&mut ServeConfig::defaults(), "neither").is_err());
             }
         }
+    }
+
+    #[test]
+    fn redis_urls_are_checked() {
+        for url in [
+            "redis://127.0.0.1:6379",
+            "redis://:pw@h/2",
+            "unix:///run/redis.sock",
+        ] {
+            assert_eq!(redis_url(url).as_deref(), Ok(url));
+        }
+        for refused in ["127.0.0.1:6379", "http://h", "redis://", "rediss://h:6380"] {
+            assert!(redis_url(refused).is_err(), "{refused}");
+        }
+        let shown = redis_url("postgres://u:secret@h/db").unwrap_err();
+        assert!(!shown.contains("secret"), "{shown}");
     }
 
     /// The README's table documents every shown setting by flag, variable and key.

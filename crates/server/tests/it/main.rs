@@ -21,6 +21,7 @@ mod grants;
 mod http_kernel;
 mod idempotency;
 mod lists;
+mod logs;
 mod migration_history;
 mod openapi;
 mod orders;

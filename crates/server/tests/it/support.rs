@@ -19,6 +19,7 @@ mod fixture;
 pub mod openapi;
 mod outbox;
 mod template;
+pub mod test_redis;
 
 pub use fixture::run;
 pub use outbox::eventually;

@@ -1,14 +1,22 @@
 //! What a test takes, made by the harness before the test runs: the backend alone, a bare
-//! database, or a started server. Whether PostgreSQL is reachable is decided here, once.
+//! database, a started server, or the backend and Redis. Whether PostgreSQL (and Redis)
+//! is reachable is decided here, once.
 
 use std::future::Future;
 
 use tokio::sync::OnceCell;
 
+use super::test_redis::{self, TestRedis, WithRedis};
 use super::{Backend, TestDb, TestServer, postgres_admin_url};
 
 /// A test's argument, made for one backend.
 pub trait Fixture: Sized {
+    /// Why the test cannot run on this machine (a service it needs does not answer,
+    /// outside CI), asked before it runs; `None` when it can.
+    fn missing() -> impl Future<Output = Option<String>> + Send {
+        async { None }
+    }
+
     fn make(backend: Backend) -> impl Future<Output = Self> + Send;
 }
 
@@ -34,8 +42,24 @@ impl Fixture for TestServer {
     }
 }
 
-/// Runs `test` on `backend` with the argument it takes, unless the backend is unavailable
-/// (PostgreSQL unreachable outside CI: a notice, and the test passes without running).
+/// The backend, and Redis with a key prefix of the test's own.
+impl Fixture for WithRedis {
+    async fn missing() -> Option<String> {
+        let url = test_redis::redis_url();
+        (!test_redis::reachable().await).then(|| format!("Redis is not reachable at {url}"))
+    }
+
+    async fn make(backend: Backend) -> Self {
+        WithRedis {
+            backend,
+            redis: TestRedis::new(),
+        }
+    }
+}
+
+/// Runs `test` on `backend` with the argument it takes, unless the backend or a service
+/// the argument needs is unavailable (PostgreSQL or Redis unreachable outside CI: a
+/// notice, and the test passes without running).
 pub async fn run<A, F, Fut>(backend: Backend, test: F)
 where
     A: Fixture,
@@ -49,6 +73,10 @@ where
             "notice: PostgreSQL is not reachable at {}; skipping the PostgreSQL half",
             postgres_admin_url()
         );
+        return;
+    }
+    if let Some(notice) = A::missing().await {
+        eprintln!("notice: {notice}; skipping this test");
         return;
     }
     test(A::make(backend).await).await

@@ -126,6 +126,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         clock.clone(),
         ApiConfig {
             public_url: public_url.clone(),
+            storefront_url: config.storefront_url.clone(),
             max_body_bytes: config.max_body_bytes,
             max_asset_bytes: config.max_asset_bytes,
             bench_baseline: config.bench_baseline,

@@ -16,6 +16,9 @@ use crate::kernel::urls::Urls;
 pub struct ApiConfig {
     /// Scheme, host and optional path prefix under which clients reach the service.
     pub public_url: String,
+    /// A hosted shop's storefront address with `{subdomain}`; `None`: derived from
+    /// `public_url` (see `Urls::storefront`).
+    pub storefront_url: Option<String>,
     pub max_body_bytes: usize,
     /// The largest product image accepted, in bytes.
     pub max_asset_bytes: usize,
@@ -56,7 +59,8 @@ impl AppState {
         config: ApiConfig,
         limiter: RateLimiter,
     ) -> Self {
-        let urls = Arc::new(Urls::new(&config.public_url));
+        let urls = Urls::new(&config.public_url).with_storefront(config.storefront_url.as_deref());
+        let urls = Arc::new(urls);
         let presenter = Presenter { urls: urls.clone() };
         Self(Arc::new(Shared {
             services: Services::new(db.clone(), clock.clone(), Arc::new(presenter)),

@@ -13,6 +13,8 @@ use crate::rels;
 
 pub const PRODUCTS: Path = Path::new("/products");
 pub const PRODUCT: Path = Path::new("/products/{id}");
+/// Creating a product available in one shop (a shop's `products:create_product`).
+pub const SHOP_PRODUCTS: Path = Path::new("/shops/{id}/products");
 
 pub static AREA: Area = Area {
     routes,
@@ -59,6 +61,17 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             .json_body::<NewProduct>()
             .rel(&rels::PRODUCTS_CREATE_PRODUCT),
         )
+        .post(
+            SHOP_PRODUCTS,
+            super::create_in_shop,
+            Op::new(
+                "Create a product available in this shop (and in those the body names), for \
+                 the shop's seller",
+                Answer::created::<Fields>(),
+            )
+            .scope(Scope::ProductsWrite)
+            .json_body::<NewProduct>(),
+        )
         .get(
             PRODUCT,
             super::show,
@@ -92,6 +105,10 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
 impl Urls {
     pub fn product(&self, id: i64) -> String {
         self.at(PRODUCT, &[id])
+    }
+
+    pub fn shop_products(&self, shop_id: i64) -> String {
+        self.at(SHOP_PRODUCTS, &[shop_id])
     }
 
     /// The products list with `filter` (`shop_ids`, `type_ids`, `collections`) preset to

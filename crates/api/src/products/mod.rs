@@ -151,6 +151,24 @@ async fn create(
     JsonBody(input): JsonBody<NewProduct>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
+    created(&state, &auth, input).await
+}
+
+/// Creates a product available in the shop, for the shop's seller.
+async fn create_in_shop(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(shop_id): ResourceId,
+    JsonBody(input): JsonBody<NewProduct>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::ProductsWrite)?;
+    let shop = auth
+        .find(|tenant| storage::shops::find(&state.db, tenant, shop_id))
+        .await?;
+    created(&state, &auth, input.in_shop(shop.seller_id, shop.id)).await
+}
+
+async fn created(state: &AppState, auth: &Auth, input: NewProduct) -> ApiResult<Hal> {
     let made = operations::create(&state.services, &auth.actor()?, input).await?;
     let product = &made.value.product;
     Ok(Hal::created(

@@ -17,6 +17,8 @@ pub struct ShopFields<'a> {
     id: i64,
     seller_id: i64,
     subdomain: &'a str,
+    /// The storefront's address; `null` for a headless shop (its merchant serves it).
+    url: Option<String>,
     name: &'a str,
     description: &'a str,
     locale: &'a str,
@@ -34,6 +36,10 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
         id: shop.id,
         seller_id: shop.seller_id,
         subdomain: &shop.subdomain,
+        url: match shop.storefront {
+            Storefront::Hosted => Some(urls.storefront(&shop.subdomain)),
+            Storefront::Headless => None,
+        },
         name: &shop.name,
         description: &shop.description,
         locale: &shop.locale,
@@ -71,6 +77,11 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             viewer.contains(Scope::ProductsRead),
             &rels::PRODUCTS_PRODUCTS,
             || urls.products_where("shop_ids", shop.id),
+        )
+        .rel_if(
+            viewer.contains(Scope::ProductsWrite),
+            &rels::PRODUCTS_CREATE_PRODUCT,
+            || urls.shop_products(shop.id),
         )
         .rel_if(
             viewer.contains(Scope::OrdersRead),

@@ -69,6 +69,8 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
     /// `None`: derived from the address actually bound.
     pub public_url: Option<String>,
+    /// A hosted shop's storefront address with `{subdomain}`; `None`: from the public URL.
+    pub storefront_url: Option<String>,
     pub database_url: String,
     pub db_max_connections: u32,
     pub access_token_ttl: Duration,
@@ -128,6 +130,7 @@ impl ServeConfig {
             role: NodeRole::All,
             listen: DEFAULT_LISTEN.parse().expect("the default address parses"),
             public_url: None,
+            storefront_url: None,
             database_url: DEFAULT_DATABASE_URL.to_owned(),
             db_max_connections: 16,
             access_token_ttl: Duration::from_secs(7200),

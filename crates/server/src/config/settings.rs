@@ -96,6 +96,11 @@ settings! {
         default "http:// + the bound address",
         examples ["https://api.example.com", "https://other.example.com"],
         |c, v| c.public_url = Some(v.to_owned());
+    /// A hosted shop's storefront address, `{subdomain}` standing for the shop's.
+    storefront_url ("storefront-url", "COMMERCE_STOREFRONT_URL", Kind::Text, shown)
+        default "the public URL's scheme, https://{subdomain}. + its host",
+        examples ["https://{subdomain}.shops.example.com", "https://{subdomain}.example.net"],
+        |c, v| c.storefront_url = Some(storefront_url(v)?);
     /// sqlite://PATH (created with its folder when missing) or postgres://…
     database_url ("database-url", "COMMERCE_DATABASE_URL", Kind::Text, shown)
         default "sqlite://./data/commerce.db",
@@ -225,6 +230,19 @@ fn address(v: &str) -> Result<SocketAddr, String> {
     v.trim()
         .parse()
         .map_err(|_| format!("`{v}` is not an address (e.g. 127.0.0.1:8080)"))
+}
+
+/// An http(s) address holding `{subdomain}`.
+fn storefront_url(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    let web = v.starts_with("https://") || v.starts_with("http://");
+    if web && v.contains("{subdomain}") && !v.contains(char::is_whitespace) {
+        Ok(v.to_owned())
+    } else {
+        Err(format!(
+            "`{v}` is not an http(s) address with `{{subdomain}}` in it (e.g. https://{{subdomain}}.shops.example.com)"
+        ))
+    }
 }
 
 fn number<N: std::str::FromStr>(v: &str) -> Result<N, String> {

@@ -4,6 +4,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
+use crate::support::Backend;
 use crate::support::{TestServer, assert_error, error_fields, expect_error, json};
 
 on_both_backends!(
@@ -12,6 +13,8 @@ on_both_backends!(
     update_changes_settings_and_records_one_event,
     update_refuses_invalid_input_and_changes_nothing,
     a_failure_after_the_change_leaves_neither_change_nor_event,
+    a_shop_has_its_storefront_url_and_creates_products_in_itself,
+    a_configured_storefront_address_gives_each_shop_its_url,
 );
 
 async fn create(
@@ -293,4 +296,138 @@ async fn a_failure_after_the_change_leaves_neither_change_nor_event(s: TestServe
     let (status, _) = put(&s, &token, id, json!({"name": "Saved"})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(s.event_count("shops.updated").await, 1);
+}
+
+/// What the published clients reach first: a shop's `url` (its storefront; `null` for a
+/// headless shop) and its `products:create_product` link, which creates a product
+/// available in that shop (and only there, unless the body names more).
+async fn a_shop_has_its_storefront_url_and_creates_products_in_itself(s: TestServer) {
+    let token = s.owner_token().await;
+    let (status, hosted) = s
+        .get_json(&format!("/v2/shops/{}", s.shop_id()), &token)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{hosted}");
+    assert_eq!(hosted["storefront"], "hosted");
+    let subdomain = hosted["subdomain"].as_str().unwrap();
+    // The default: a subdomain of the public host (here a loopback address).
+    let port = s.url.rsplit(':').next().unwrap();
+    assert_eq!(
+        hosted["url"],
+        format!("http://{subdomain}.localhost:{port}"),
+        "{hosted}"
+    );
+    let (status, _, headless) = create(
+        &s,
+        &token,
+        json!({"subdomain": "own-front", "name": "Own front", "storefront": "headless"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{headless}");
+    assert_eq!(headless["url"], Value::Null, "{headless}");
+    assert!(headless.as_object().unwrap().contains_key("url"));
+
+    let link = hosted["_links"]["products:create_product"]["href"]
+        .as_str()
+        .expect("a writer sees products:create_product")
+        .to_owned();
+    let (status, product) = json(
+        s.client
+            .post(&link)
+            .bearer_auth(&token)
+            .json(&json!({"title": "Made in the shop", "price": 1200}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{product}");
+    assert_eq!(product["shop_ids"], json!([s.shop_id()]), "{product}");
+    assert_eq!(product["all_shops"], false, "{product}");
+    let listed = format!("/v2/products?shop_ids={}&q=made", s.shop_id());
+    let (_, page) = s.get_json(&listed, &token).await;
+    assert_eq!(page["total_items"], 1, "{page}");
+    let elsewhere = format!("/v2/products?shop_ids={}&q=made", headless["id"]);
+    let (_, page) = s.get_json(&elsewhere, &token).await;
+    assert_eq!(page["total_items"], 0, "{page}");
+    // Shops the body names are kept, the link's shop added.
+    let (status, both) = json(
+        s.client
+            .post(&link)
+            .bearer_auth(&token)
+            .json(&json!({"title": "In both", "price": 300, "shop_ids": [headless["id"]]}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{both}");
+    let mut shops: Vec<i64> = both["shop_ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_i64().unwrap())
+        .collect();
+    shops.sort();
+    let mut expected = vec![s.shop_id(), headless["id"].as_i64().unwrap()];
+    expected.sort();
+    assert_eq!(shops, expected);
+
+    // A reader sees no link and cannot post; another account's shop is not found.
+    let reader = s
+        .password_token(
+            &s.demo.user.email.clone(),
+            &s.demo.user.password.clone(),
+            Some("shops.read products.read"),
+        )
+        .await;
+    let (_, seen) = s
+        .get_json(&format!("/v2/shops/{}", s.shop_id()), &reader)
+        .await;
+    assert!(
+        seen["_links"]["products:create_product"].is_null(),
+        "{seen}"
+    );
+    let before = s.db.scalar("SELECT COUNT(*) FROM products").await;
+    let (status, _) = json(
+        s.client
+            .post(&link)
+            .bearer_auth(&reader)
+            .json(&json!({"title": "Not allowed"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let other = s.seed_another_account().await;
+    let intruder = s.owner_token_of(&other).await;
+    let (status, _) = json(
+        s.client
+            .post(&link)
+            .bearer_auth(&intruder)
+            .json(&json!({"title": "Not mine"}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM products").await, before);
+}
+
+/// `--storefront-url` places every hosted storefront.
+async fn a_configured_storefront_address_gives_each_shop_its_url(backend: Backend) {
+    let s = TestServer::start_with(backend, |config| {
+        config.storefront_url = Some("https://{subdomain}.shops.example.net".into());
+    })
+    .await;
+    let token = s.owner_token().await;
+    let (_, shop) = s
+        .get_json(&format!("/v2/shops/{}", s.shop_id()), &token)
+        .await;
+    let expected = format!(
+        "https://{}.shops.example.net",
+        shop["subdomain"].as_str().unwrap()
+    );
+    assert_eq!(shop["url"], expected, "{shop}");
 }

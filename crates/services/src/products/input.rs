@@ -76,6 +76,19 @@ pub struct Draft {
 }
 
 impl NewProduct {
+    /// The product made available in `shop_id` as well (unless it is in all shops), for
+    /// the shop's seller unless the body names one (which must then own the shop).
+    pub fn in_shop(mut self, seller_id: i64, shop_id: i64) -> Self {
+        self.seller_id.get_or_insert(seller_id);
+        if self.all_shops != Some(true) {
+            let shops = self.shop_ids.get_or_insert_with(Vec::new);
+            if !shops.contains(&shop_id) {
+                shops.push(shop_id);
+            }
+        }
+        self
+    }
+
     /// The draft of a new product of a seller whose currency is `default_currency`;
     /// problems are added to `errors` (the caller adds those the database finds).
     pub fn validate(self, default_currency: &str, errors: &mut FieldErrors) -> Draft {

@@ -1,7 +1,8 @@
-//! JSON request bodies. Malformed JSON or a missing required field is a 400; a well-formed
-//! body with a value of the wrong type, or a string or key holding control characters
-//! (`text_guard`), is a 422 naming the field; a non-JSON body is a 415; an empty body
-//! reads as `{}`. Path ids outside `domain::limits::ID` name nothing: 404.
+//! JSON request bodies. Malformed JSON or a missing required field is a 400, naming `body`
+//! or the field in `_embedded.errors`; a well-formed body with a value of the wrong type,
+//! or a string or key holding control characters (`text_guard`), is a 422 naming the
+//! field; a non-JSON body is a 415; an empty body reads as `{}`. Path ids outside
+//! `domain::limits::ID` name nothing: 404.
 
 use axum::extract::{FromRequest, Request};
 use axum::http::header;
@@ -67,9 +68,17 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             .unwrap_or(&path);
         let inner = err.into_inner();
         let message = strip_position(&inner.to_string());
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
         match inner.classify() {
-            serde_json::error::Category::Data if message.starts_with("missing field") => {
-                ApiError::new(ErrorCode::MissingField, message)
+            serde_json::error::Category::Data if missing.is_some() => {
+                let name = missing.unwrap_or_default();
+                let field = match path {
+                    "." | "" => name.to_owned(),
+                    parent => format!("{parent}.{name}"),
+                };
+                ApiError::body_field(ErrorCode::MissingField, &message, &field, "can't be blank")
             }
             serde_json::error::Category::Data => {
                 let field = if path == "." || path.is_empty() {
@@ -88,9 +97,11 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
 }
 
 fn malformed(message: &str) -> ApiError {
-    ApiError::new(
+    ApiError::body_field(
         ErrorCode::MalformedJson,
         format!("the body is not valid JSON: {message}"),
+        "body",
+        format!("is not valid JSON: {message}"),
     )
 }
 

@@ -18,8 +18,10 @@
 //! spell them (`variants[0].price`; the body itself is `body`).
 //!
 //! Passes are bounded: at most `MAX_FIELDS` fields are listed, and the passes walk at most
-//! `WORK_BUDGET` bytes of body in all (a few passes for a body near the size limit, a few
-//! hundred for a usual one). When a bound stops the walk, what was found is answered.
+//! `WORK_BUDGET` bytes of body in all, however many fields are at fault (8 passes for a
+//! body at the default 1 MiB limit, up to `MAX_PASSES` for a usual one; `MIN_PASSES`
+//! whatever the size). When a bound stops the walk, what was found is answered, and the
+//! answer says more may follow.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -38,7 +40,8 @@ use super::super::text_guard::{self, Guarded};
 pub const MAX_FIELDS: usize = 50;
 /// How many bytes of body the passes may walk in all.
 const WORK_BUDGET: usize = 8 << 20;
-/// The passes any body gets, and the most any gets.
+/// The passes any body gets, and the most any gets (each field listed can take a few:
+/// found, stood in for, its stand-in refused).
 const MIN_PASSES: usize = 4;
 const MAX_PASSES: usize = 4 * MAX_FIELDS;
 

@@ -185,11 +185,11 @@ async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiRes
     if media == "multipart/form-data" {
         let mut multipart = Multipart::from_request(request, state)
             .await
-            .map_err(|e| ApiError::new(ErrorCode::MalformedMultipart, e.body_text()))?;
+            .map_err(|e| multipart_error(&e.body_text(), "body", limit))?;
         while let Some(field) = multipart
             .next_field()
             .await
-            .map_err(|e| multipart_error(&e.body_text(), limit))?
+            .map_err(|e| multipart_error(&e.body_text(), "body", limit))?
         {
             if field.name() != Some("file") {
                 continue;
@@ -198,16 +198,18 @@ async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiRes
             let data = field
                 .bytes()
                 .await
-                .map_err(|e| multipart_error(&e.body_text(), limit))?;
+                .map_err(|e| multipart_error(&e.body_text(), "file", limit))?;
             return Ok(Upload {
                 file_name,
                 data: data.to_vec(),
                 field: "file",
             });
         }
-        return Err(ApiError::new(
+        return Err(ApiError::body_field(
             ErrorCode::MissingField,
             "the multipart body has no `file` part",
+            "file",
+            "can't be blank",
         ));
     }
     if media != "application/json"
@@ -235,11 +237,17 @@ async fn read_upload(state: &AppState, request: Request, limit: usize) -> ApiRes
     })
 }
 
-fn multipart_error(message: &str, limit: usize) -> ApiError {
+/// A multipart body that could not be read, at `field` (`body`, or the `file` part).
+fn multipart_error(message: &str, field: &str, limit: usize) -> ApiError {
     if message.contains("limit") {
         ApiError::payload_too_large(limit)
     } else {
-        ApiError::new(ErrorCode::MalformedMultipart, message.to_owned())
+        ApiError::body_field(
+            ErrorCode::MalformedMultipart,
+            message.to_owned(),
+            field,
+            "could not be read as multipart/form-data",
+        )
     }
 }
 

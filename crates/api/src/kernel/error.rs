@@ -1,5 +1,8 @@
 //! The API's error type and its bodies: 422 carries `_embedded.errors`; every other status
-//! `{"_class":["error"], "status", "error", "message"}` with a code of `ErrorCode`.
+//! `{"_class":["error"], "status", "error", "message"}` with a code of `ErrorCode`. A 400
+//! about the request body's fields (`malformed_json`, `missing_field`,
+//! `malformed_multipart`) carries `_embedded.errors` as well, beside its code: clients tell
+//! a refused write by the `errors` it lists, as they do for a 422.
 //!
 //! Storage failures are answered in one place, the conversion from `storage::Error` (and
 //! from `ServiceError`, which carries them), so that no call site has to remember them:
@@ -53,6 +56,8 @@ pub struct ApiError {
 #[derive(Debug)]
 enum Answer {
     Code(ErrorCode),
+    /// A 400 about the body: its code, and what is wrong with each field at fault.
+    CodeAndFields(ErrorCode, FieldErrors),
     /// A 422 lists what is wrong with each field instead.
     Fields(FieldErrors),
 }
@@ -75,7 +80,41 @@ impl ApiError {
 
     #[track_caller]
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        debug_assert!(
+            !code.names_fields(),
+            "{code} names the fields at fault: ApiError::body_fields"
+        );
         Self::make(code.status(), Answer::Code(code), message.into())
+    }
+
+    /// A 400 about the request body (`code` is one whose answers name fields), listing
+    /// each field at fault in `_embedded.errors`.
+    #[track_caller]
+    pub fn body_fields(code: ErrorCode, message: impl Into<String>, fields: FieldErrors) -> Self {
+        debug_assert!(code.names_fields() && !fields.is_empty(), "{code}");
+        Self::make(
+            code.status(),
+            Answer::CodeAndFields(code, fields),
+            message.into(),
+        )
+    }
+
+    /// `body_fields` with one field.
+    #[track_caller]
+    pub fn body_field(
+        code: ErrorCode,
+        message: impl Into<String>,
+        field: &str,
+        problem: impl Into<String>,
+    ) -> Self {
+        Self::body_fields(code, message, FieldErrors::single(field, problem))
+    }
+
+    /// Says after the message that the fields listed may not be all.
+    pub fn more_may_follow(mut self) -> Self {
+        self.message
+            .push_str(" (the first problems found are listed; more may follow)");
+        self
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
@@ -269,25 +308,33 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Value {
+        let listed = |fields: &FieldErrors| -> Value {
+            let errors: Vec<Value> = fields
+                .errors()
+                .iter()
+                .map(|e| json!({"_class": ["error"], "field": e.field, "messages": e.messages}))
+                .collect();
+            json!({"errors": errors})
+        };
         match &self.answer {
-            Answer::Fields(fields) => {
-                let errors: Vec<Value> = fields
-                    .errors()
-                    .iter()
-                    .map(|e| json!({"_class": ["error"], "field": e.field, "messages": e.messages}))
-                    .collect();
-                json!({
-                    "_class": ["errors"],
-                    "status": self.status.as_u16(),
-                    "message": self.message,
-                    "_embedded": {"errors": errors},
-                })
-            }
+            Answer::Fields(fields) => json!({
+                "_class": ["errors"],
+                "status": self.status.as_u16(),
+                "message": self.message,
+                "_embedded": listed(fields),
+            }),
             Answer::Code(code) => json!({
                 "_class": ["error"],
                 "status": self.status.as_u16(),
                 "error": code.as_str(),
                 "message": self.message,
+            }),
+            Answer::CodeAndFields(code, fields) => json!({
+                "_class": ["error"],
+                "status": self.status.as_u16(),
+                "error": code.as_str(),
+                "message": self.message,
+                "_embedded": listed(fields),
             }),
         }
     }

@@ -40,9 +40,12 @@ error_codes! {
     BadRequest = "bad_request", BAD_REQUEST;
     /// An access token outside the `Authorization` header.
     InvalidRequest = "invalid_request", BAD_REQUEST;
+    /// The body is not JSON (`_embedded.errors` names `body`).
     MalformedJson = "malformed_json", BAD_REQUEST;
-    /// A required field (or a multipart body's `file` part) is missing.
+    /// A required field (or a multipart body's `file` part) is missing; `_embedded.errors`
+    /// names it, and every other field at fault.
     MissingField = "missing_field", BAD_REQUEST;
+    /// A multipart body that cannot be read (`_embedded.errors` names `body` or `file`).
     MalformedMultipart = "malformed_multipart", BAD_REQUEST;
     InvalidIdempotencyKey = "invalid_idempotency_key", BAD_REQUEST;
     /// Another client error the framework answered itself; its status is the framework's
@@ -78,6 +81,17 @@ error_codes! {
     DatabaseBusy = "database_busy", SERVICE_UNAVAILABLE;
     /// `GET /readyz`: the database does not answer.
     DatabaseUnavailable = "database_unavailable", SERVICE_UNAVAILABLE;
+}
+
+impl ErrorCode {
+    /// Whether an answer with this code is about fields of the request body, and lists
+    /// them in `_embedded.errors` (`ApiError::body_fields`).
+    pub const fn names_fields(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::MalformedJson | ErrorCode::MissingField | ErrorCode::MalformedMultipart
+        )
+    }
 }
 
 impl std::fmt::Display for ErrorCode {

@@ -28,8 +28,13 @@ impl<D> Guarded<D> {
 }
 
 /// What a key with control characters is told (on the object holding it).
-const KEY_MESSAGE: &str =
+pub const KEY_MESSAGE: &str =
     "must not have keys with control characters (tab, line feed and carriage return are allowed)";
+
+/// Whether a key is refused (`KEY_MESSAGE`), for readers that check keys themselves.
+pub fn refuses_key(key: &str) -> bool {
+    RULE.refuses(key)
+}
 
 fn check<E: de::Error>(text: &str, key: bool) -> Result<(), E> {
     match (RULE.refuses(text), key) {

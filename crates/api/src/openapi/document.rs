@@ -442,6 +442,26 @@ fn base_schemas() -> Map<String, Value> {
             "name": { "type": "string" },
         },
     });
+    // What each field at fault is told: a 422's `_embedded`, and a 400's about the body.
+    let field_errors = json!({
+        "type": "object",
+        "required": ["errors"],
+        "properties": {
+            "errors": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["field", "messages"],
+                    "properties": {
+                        "_class": { "const": ["error"] },
+                        "field": { "type": "string" },
+                        "messages": { "type": "array", "items": { "type": "string" } },
+                    },
+                },
+            },
+        },
+    });
     let schemas = json!({
         "HalLink": link,
         "HalLinks": {
@@ -484,9 +504,11 @@ fn base_schemas() -> Map<String, Value> {
                 "error_uri": { "type": "string" },
             },
         },
+        "FieldErrors": field_errors,
         "Error": {
             "anyOf": [
                 {
+                    "description": "Any error but a 422; a 400 about the body's fields (malformed_json, missing_field, malformed_multipart) lists them in _embedded.errors",
                     "type": "object",
                     "required": ["_class", "status", "error", "message"],
                     "properties": {
@@ -494,34 +516,19 @@ fn base_schemas() -> Map<String, Value> {
                         "status": { "type": "integer" },
                         "error": { "type": "string" },
                         "message": { "type": "string" },
+                        "_embedded": { "$ref": format!("{SCHEMAS}FieldErrors") },
                     },
                     "additionalProperties": false,
                 },
                 {
+                    "description": "A 422: the invalid fields",
                     "type": "object",
                     "required": ["_class", "status", "message", "_embedded"],
                     "properties": {
                         "_class": { "const": ["errors"] },
                         "status": { "type": "integer" },
                         "message": { "type": "string" },
-                        "_embedded": {
-                            "type": "object",
-                            "required": ["errors"],
-                            "properties": {
-                                "errors": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "required": ["field", "messages"],
-                                        "properties": {
-                                            "_class": { "const": ["error"] },
-                                            "field": { "type": "string" },
-                                            "messages": { "type": "array", "items": { "type": "string" } },
-                                        },
-                                    },
-                                },
-                            },
-                        },
+                        "_embedded": { "$ref": format!("{SCHEMAS}FieldErrors") },
                     },
                     "additionalProperties": false,
                 },

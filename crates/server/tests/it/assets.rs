@@ -182,7 +182,7 @@ async fn uploads_are_checked_and_limited(backend: Backend) {
         assert_eq!(status, expected, "{answer}");
         assert_eq!(error_fields(&answer), [field]);
     }
-    let (status, _) = s
+    let (status, answer) = s
         .call(
             Method::POST,
             &assets,
@@ -191,6 +191,7 @@ async fn uploads_are_checked_and_limited(backend: Backend) {
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error_fields(&answer), ["data"]);
     let big = base64::engine::general_purpose::STANDARD.encode(vec![0_u8; 4096]);
     let (status, answer) = s
         .call(Method::POST, &assets, &token, Some(json!({"data": big})))

@@ -16,6 +16,7 @@ mod conditional;
 mod credentials;
 mod credentials_scopes;
 mod encryption_keys;
+mod field_errors;
 mod fuzz;
 mod grants;
 mod http_kernel;

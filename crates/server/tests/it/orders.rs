@@ -498,6 +498,7 @@ async fn invalid_orders_are_refused_and_write_nothing(s: TestServer) {
     assert_error(&malformed, StatusCode::BAD_REQUEST, "malformed_json");
     let missing = post_order(&s, &token, s.shop_id(), json!({"email": "a@b.co"})).await;
     assert_error(&missing, StatusCode::BAD_REQUEST, "missing_field");
+    assert_eq!(error_fields(&missing.1), ["lines"]);
     // Another account's shop does not exist for this token.
     let theirs = post_order(
         &s,

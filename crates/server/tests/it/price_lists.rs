@@ -259,6 +259,7 @@ async fn invalid_fields_are_named_and_nothing_is_written(s: TestServer) {
     )
     .await;
     expect_error(status, &body, StatusCode::BAD_REQUEST, "missing_field");
+    assert_eq!(error_fields(&body), ["name"]);
     let (status, body) = s
         .send_raw(
             Method::POST,

@@ -159,6 +159,7 @@ async fn invalid_input_is_refused_and_changes_nothing(s: TestServer) {
             "{\"title\": ",
         )
         .await;
+    assert_eq!(error_fields(&body), ["body"]);
     assert_error(&(status, body), StatusCode::BAD_REQUEST, "malformed_json");
     let (status, body) = s
         .call(
@@ -168,6 +169,7 @@ async fn invalid_input_is_refused_and_changes_nothing(s: TestServer) {
             Some(json!({"price": 1})),
         )
         .await;
+    assert_eq!(error_fields(&body), ["title"]);
     assert_error(&(status, body), StatusCode::BAD_REQUEST, "missing_field");
     // A value of the wrong type is a 422 on its field.
     let (status, body) = s

@@ -97,6 +97,7 @@ async fn create_refuses_invalid_input_and_changes_nothing(s: TestServer) {
     // A required field missing is a 400.
     let (status, _, body) = create(&s, &token, json!({"name": "No subdomain"})).await;
     expect_error(status, &body, StatusCode::BAD_REQUEST, "missing_field");
+    assert_eq!(error_fields(&body), ["subdomain"]);
     // Every invalid value is named.
     let (status, _, body) = create(
         &s,

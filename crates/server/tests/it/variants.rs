@@ -227,8 +227,9 @@ async fn stock_adjustments_are_relative_and_bounded(s: TestServer) {
         let (status, _) = adjust(&s, &token, &strict, bad).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     }
-    let (status, _) = adjust(&s, &token, &strict, json!({})).await;
+    let (status, body) = adjust(&s, &token, &strict, json!({})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error_fields(&body), ["delta"]);
     let (status, _) = adjust(
         &s,
         &token,

@@ -125,6 +125,7 @@ async fn item_batches_are_upserted_all_or_nothing(s: TestServer) {
     )
     .await;
     expect_error(status, &body, StatusCode::BAD_REQUEST, "missing_field");
+    assert_eq!(error_fields(&body), ["items"]);
 
     // The list's currency cannot change under its items.
     let (status, body) = send(

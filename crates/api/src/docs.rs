@@ -58,10 +58,14 @@ async fn index(State(state): State<AppState>) -> Response {
     html(REGISTRY.index_page(state.urls.curies().docs_base()))
 }
 
+/// A name that is not even UTF-8 names no page: 404, as any unknown name.
+type Names<T> = Result<axum::extract::Path<T>, axum::extract::rejection::PathRejection>;
+
 async fn namespace(
     State(state): State<AppState>,
-    axum::extract::Path(ns): axum::extract::Path<String>,
+    path: Names<String>,
 ) -> Result<Response, ApiError> {
+    let axum::extract::Path(ns) = path.map_err(|_| ApiError::not_found())?;
     REGISTRY
         .namespace_page(&ns, state.urls.curies().docs_base())
         .map(html)
@@ -70,9 +74,10 @@ async fn namespace(
 
 async fn rel(
     State(state): State<AppState>,
-    axum::extract::Path((ns, name)): axum::extract::Path<(String, String)>,
+    path: Names<(String, String)>,
     operations: RelOperations,
 ) -> Result<Response, ApiError> {
+    let axum::extract::Path((ns, name)) = path.map_err(|_| ApiError::not_found())?;
     let def = REGISTRY.get(&ns, &name).ok_or_else(ApiError::not_found)?;
     let operation = operations
         .get()

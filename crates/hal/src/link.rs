@@ -72,4 +72,5 @@ pub struct Curie {
     pub name: String,
     pub href: String,
     pub templated: bool,
+    pub title: String,
 }

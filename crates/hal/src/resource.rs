@@ -30,6 +30,7 @@ impl Curies {
             name: namespace.to_owned(),
             href: format!("{}/{namespace}/{{rel}}", self.docs_base),
             templated: true,
+            title: format!("The {namespace} relations"),
         }
     }
 }
@@ -75,12 +76,16 @@ impl Resource {
         self
     }
 
-    /// A registered (IANA) relation such as `self`, `next` or `last`.
-    pub fn link(mut self, rel: &str, link: Link) -> Self {
+    /// A registered (IANA) relation such as `self`, `next` or `last`; titled after the
+    /// relation unless the link has a title of its own (every link has one).
+    pub fn link(mut self, rel: &str, mut link: Link) -> Self {
         debug_assert!(
             !rel.contains(':'),
             "namespaced rels go through Resource::rel"
         );
+        if link.title.is_none() {
+            link.title = Some(registered_title(rel).into());
+        }
         self.links.insert(rel.to_owned(), to_value(&link));
         self
     }
@@ -141,10 +146,24 @@ impl Resource {
             Value::Array(self.class.into_iter().map(Value::String).collect()),
         );
         object.insert("_links".to_owned(), Value::Object(self.links));
-        if !self.embedded.is_empty() {
-            object.insert("_embedded".to_owned(), Value::Object(self.embedded));
-        }
+        // Present even when empty: clients read `_embedded` without checking for it.
+        object.insert("_embedded".to_owned(), Value::Object(self.embedded));
         object
+    }
+}
+
+/// The title of a registered relation's link.
+fn registered_title(rel: &str) -> &'static str {
+    match rel {
+        "self" => "This resource",
+        "first" => "The first page",
+        "last" => "The last page",
+        "prev" => "The previous page",
+        "next" => "The next page",
+        "enclosure" => "The file",
+        "up" => "The parent resource",
+        "collection" => "The list this belongs to",
+        _ => "A related resource",
     }
 }
 
@@ -187,12 +206,17 @@ mod tests {
         assert_eq!(
             doc["_links"]["curies"],
             json!([
-                {"name": "sellers", "href": "https://x/docs/rels/sellers/{rel}", "templated": true},
-                {"name": "shops", "href": "https://x/docs/rels/shops/{rel}", "templated": true}
+                {"name": "sellers", "href": "https://x/docs/rels/sellers/{rel}", "templated": true,
+                 "title": "The sellers relations"},
+                {"name": "shops", "href": "https://x/docs/rels/shops/{rel}", "templated": true,
+                 "title": "The shops relations"}
             ])
         );
+        assert_eq!(doc["_links"]["self"]["title"], "This resource");
+        assert_eq!(doc["_links"]["shops:update"]["title"], "Update shop");
         let seller = &doc["_embedded"]["seller"];
         assert_eq!(seller["id"], 7);
+        assert_eq!(seller["_embedded"], json!({}), "present, if empty");
         assert!(
             seller["_links"].get("curies").is_none(),
             "curies only at the top"

@@ -82,6 +82,11 @@ impl Urls {
         self.at(ASSETS, &[product_id])
     }
 
+    /// A product's images, as a list template.
+    pub fn assets_list(&self, product_id: i64) -> String {
+        self.list_template(&ASSETS.with(&[product_id]), &super::ASSET_LIST)
+    }
+
     pub fn asset(&self, product_id: i64, id: i64) -> String {
         self.at(ASSET, &[product_id, id])
     }

@@ -432,7 +432,7 @@ fn security_schemes(public_url: &str) -> Value {
 fn base_schemas() -> Map<String, Value> {
     let link = json!({
         "type": "object",
-        "required": ["href"],
+        "required": ["href", "title"],
         "properties": {
             "href": { "type": "string" },
             "templated": { "type": "boolean" },
@@ -478,7 +478,7 @@ fn base_schemas() -> Map<String, Value> {
         },
         "HalResource": {
             "type": "object",
-            "required": ["_class", "_links"],
+            "required": ["_class", "_links", "_embedded"],
             "properties": {
                 "_class": { "type": "array", "items": { "type": "string" } },
                 "_links": { "$ref": format!("{SCHEMAS}HalLinks") },

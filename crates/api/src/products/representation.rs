@@ -79,9 +79,9 @@ pub fn product_resource(
         .link("self", Link::get(view.href(urls.product(id))))
         .rel_if(write, &rels::PRODUCTS_UPDATE, || urls.product(id))
         .rel_if(write, &rels::PRODUCTS_DELETE, || urls.product(id))
-        .rel_if(admin, &rels::PRODUCTS_VARIANTS, || urls.variants(id))
+        .rel_if(admin, &rels::PRODUCTS_VARIANTS, || urls.variants_list(id))
         .rel_if(write, &rels::PRODUCTS_CREATE_VARIANT, || urls.variants(id))
-        .rel_if(admin, &rels::PRODUCTS_ASSETS, || urls.assets(id))
+        .rel_if(admin, &rels::PRODUCTS_ASSETS, || urls.assets_list(id))
         .rel_if(write, &rels::PRODUCTS_CREATE_ASSET, || urls.assets(id))
         .rel_if(admin, &rels::PRODUCTS_COLLECTIONS, || {
             urls.collections_of_product(id)

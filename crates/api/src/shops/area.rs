@@ -85,6 +85,7 @@ impl Urls {
 
     /// A seller's shops.
     pub fn shops_of_seller(&self, seller_id: i64) -> String {
-        format!("{}?seller_ids={seller_id}", self.at(SHOPS, &[]))
+        let preset = [("seller_ids", seller_id.to_string())];
+        self.list_template_with(SHOPS.pattern(), &super::SHOP_LIST, &preset)
     }
 }

@@ -87,6 +87,11 @@ impl Urls {
         self.at(VARIANTS, &[product_id])
     }
 
+    /// A product's variants, as a list template.
+    pub fn variants_list(&self, product_id: i64) -> String {
+        self.list_template(&VARIANTS.with(&[product_id]), &super::VARIANT_LIST)
+    }
+
     pub fn variant(&self, product_id: i64, id: i64) -> String {
         self.at(VARIANT, &[product_id, id])
     }

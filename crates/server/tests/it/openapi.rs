@@ -295,4 +295,59 @@ async fn the_check_refuses_what_the_document_does_not_describe(s: TestServer) {
         6,
         "an error without message"
     );
+
+    // The HAL rules, at any depth: `_embedded` and titled links on every resource, and
+    // list links that are templates declaring their paging and sorting.
+    let mut without_embedded = product_type.clone();
+    without_embedded
+        .as_object_mut()
+        .unwrap()
+        .remove("_embedded");
+    assert_eq!(
+        answer(item, StatusCode::OK, json, &without_embedded),
+        7,
+        "a resource without _embedded"
+    );
+    let mut untitled = product_type.clone();
+    untitled["_links"]["self"]
+        .as_object_mut()
+        .unwrap()
+        .remove("title");
+    assert_eq!(
+        answer(item, StatusCode::OK, json, &untitled),
+        8,
+        "a link without a title"
+    );
+    let mut product = s
+        .create_product(
+            &token,
+            serde_json::json!({"title": "Checked", "price": 100}),
+        )
+        .await;
+    let product_path = "/v2/products/{id}";
+    assert_eq!(
+        answer(product_path, StatusCode::OK, json, &product),
+        8,
+        "{:?}",
+        check.problems()
+    );
+    let variants = &mut product["_links"]["products:variants"];
+    let href = variants["href"].as_str().unwrap().to_owned();
+    variants["href"] = href.split('{').next().unwrap().into();
+    variants["templated"] = false.into();
+    assert_eq!(
+        answer(product_path, StatusCode::OK, json, &product),
+        9,
+        "a list link that is no template"
+    );
+    let mut nested = product_type.clone();
+    nested["_embedded"] = serde_json::json!({"inner": {"_class": ["thing"], "_links": {}}});
+    let answered = answer(item, StatusCode::OK, json, &nested);
+    assert!(
+        check.problems()[9..]
+            .iter()
+            .any(|p| p.contains("/_embedded/inner") && p.contains("without `_embedded`")),
+        "an embedded resource without _embedded ({answered}): {:?}",
+        check.problems()
+    );
 }

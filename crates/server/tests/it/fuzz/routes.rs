@@ -419,7 +419,13 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                 true,
             ),
         ),
-        api(Method::POST, "/v2/products", vec![], body(product)),
+        api(Method::POST, "/v2/products", vec![], body(product.clone())),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/products",
+            vec![],
+            body(product),
+        ),
         get("/v2/products/{product}", vec!["shop_subdomains"]),
         api(
             Method::PUT,

@@ -141,11 +141,14 @@ impl State {
                 validator
             }
         };
-        let errors: Vec<String> = validator
+        let mut errors: Vec<String> = validator
             .iter_errors(&body)
             .take(5)
             .map(|e| format!("at `{}`: {e}", e.instance_path()))
             .collect();
+        if body.get("_class").is_some() {
+            hal_rules(document, &body, "", &mut errors);
+        }
         if errors.is_empty() {
             Ok(())
         } else {
@@ -155,6 +158,94 @@ impl State {
             ))
         }
     }
+}
+
+/// What the spec asks of every HAL resource, at any depth, beyond any one schema: it has
+/// `_links` and `_embedded` (empty when nothing is embedded); each link has a `title`; a
+/// link to a list operation is a template declaring its `page`, `per_page` and `sort`.
+/// (Error bodies, `_class` `error`/`errors`, are not resources.)
+fn hal_rules(document: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                hal_rules(document, item, &format!("{at}/{i}"), problems);
+            }
+        }
+        Value::Object(object) => {
+            let class = object.get("_class").and_then(Value::as_array);
+            let is_error = class.is_some_and(|c| c.iter().any(|c| c == "error" || c == "errors"));
+            if class.is_some() && !is_error {
+                for key in ["_links", "_embedded"] {
+                    if !object.get(key).is_some_and(Value::is_object) {
+                        problems.push(format!("at `{at}`: a resource without `{key}`"));
+                    }
+                }
+            }
+            if let Some(Value::Object(links)) = object.get("_links") {
+                for (rel, link) in links {
+                    for link in link.as_array().map_or(vec![link], |l| l.iter().collect()) {
+                        check_link(document, rel, link, at, problems);
+                    }
+                }
+            }
+            for (key, child) in object {
+                if key != "_links" {
+                    hal_rules(document, child, &format!("{at}/{key}"), problems);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_link(document: &Value, rel: &str, link: &Value, at: &str, problems: &mut Vec<String>) {
+    if !link.get("title").is_some_and(Value::is_string) {
+        problems.push(format!("at `{at}`: the `{rel}` link has no title"));
+    }
+    if !rel.contains(':') {
+        return;
+    }
+    let method = link["method"].as_str().unwrap_or("get");
+    if !leads_to_a_list(document, rel, method) {
+        return;
+    }
+    let href = link["href"].as_str().unwrap_or("");
+    let declared = href
+        .rsplit_once('{')
+        .map(|(_, expression)| {
+            expression
+                .trim_start_matches(['?', '&'])
+                .trim_end_matches('}')
+        })
+        .unwrap_or("");
+    let names: Vec<&str> = declared.split(',').collect();
+    let missing: Vec<&str> = ["page", "per_page", "sort"]
+        .into_iter()
+        .filter(|p| !names.contains(p) && !href.contains(&format!("{p}=")))
+        .collect();
+    if link["templated"] != true || !missing.is_empty() {
+        problems.push(format!(
+            "at `{at}`: the `{rel}` link leads to a list but does not declare {missing:?}: {href}"
+        ));
+    }
+}
+
+/// Whether the operation `rel` leads to (with `method`) is a list (reads `page`).
+fn leads_to_a_list(document: &Value, rel: &str, method: &str) -> bool {
+    let Some(paths) = document["paths"].as_object() else {
+        return false;
+    };
+    paths.values().any(|item| {
+        item.get(method).is_some_and(|operation| {
+            let leads_here = operation["x-rels"]
+                .as_array()
+                .is_some_and(|rels| rels.iter().any(|r| r == rel));
+            let pages = operation["parameters"]
+                .as_array()
+                .is_some_and(|params| params.iter().any(|p| p["name"] == "page"));
+            leads_here && pages
+        })
+    })
 }
 
 /// The value a `#/…` reference points at.

@@ -87,10 +87,9 @@ pub fn router(state: AppState) -> Router {
     document
         .set(Bytes::from(text))
         .expect("the document is made once");
-    let v1 = v2.clone().layer(from_fn_with_state(
-        state.clone(),
-        versioning::deprecated_alias,
-    ));
+    let v1 = v2
+        .clone()
+        .layer(from_fn_with_state(state.clone(), versioning::v1_profile));
     // JSON bodies are held to `max_body_bytes` where they are read; this outer bound also
     // lets image uploads through.
     let limit = state

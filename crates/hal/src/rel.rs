@@ -161,6 +161,50 @@ impl RelRegistry {
         Some(page(namespace, &body))
     }
 
+    /// A page naming every relation in another profile: `renamed` gives each its name
+    /// there (`btc:update_product`), whose part after the prefix is the row's anchor (the
+    /// profile's curie expands to `{page}#{rel}`); each row links to the relation's page.
+    /// `aliases` are further names, each of a registered relation (`products:products`).
+    pub fn renamed_page(
+        &self,
+        title: &str,
+        introduction: &str,
+        docs_base: &str,
+        renamed: impl Fn(&RelDef) -> String,
+        aliases: &[(&str, &str)],
+    ) -> String {
+        let named = self.all().iter().map(|rel| (renamed(rel), *rel));
+        let aliased = aliases.iter().filter_map(|(rel, alias)| {
+            let (namespace, name) = rel.split_once(':')?;
+            Some(((*alias).to_owned(), self.get(namespace, name)?))
+        });
+        let mut rows = String::new();
+        for (name, rel) in named.chain(aliased) {
+            let anchor = name.split_once(':').map_or(name.as_str(), |(_, n)| n);
+            let _ = write!(
+                rows,
+                "<tr id=\"{anchor}\"><td><code>{name}</code></td>\
+                 <td><a href=\"{base}/{ns}/{rel_name}\"><code>{id}</code></a></td>\
+                 <td><code>{method}</code></td><td>{title}</td></tr>",
+                anchor = escape(anchor),
+                name = escape(&name),
+                base = escape(docs_base),
+                ns = escape(rel.namespace),
+                rel_name = escape(rel.name),
+                id = escape(&rel.rel()),
+                method = rel.method.as_str().to_uppercase(),
+                title = escape(rel.title),
+            );
+        }
+        let body = format!(
+            "<h1>{title}</h1><p>{introduction}</p><table><tr><th>Name</th><th>Relation</th>\
+             <th>Method</th><th>Meaning</th></tr>{rows}</table>",
+            title = escape(title),
+            introduction = escape(introduction),
+        );
+        page(title, &body)
+    }
+
     /// The page served at `{docs_base}`: every namespace.
     pub fn index_page(&self, docs_base: &str) -> String {
         let mut items = String::new();

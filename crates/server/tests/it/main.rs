@@ -43,6 +43,7 @@ mod services;
 mod shops;
 mod token_endpoint;
 mod unique_indexes;
+mod v1_profile;
 mod variants;
 mod webdriver;
 mod webhook_crashes;

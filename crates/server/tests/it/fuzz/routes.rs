@@ -733,6 +733,7 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         get("/v2/apps/{app}", vec![]),
         get("/docs/rels", vec![]),
+        get("/docs/v1", vec![]),
         get("/docs/rels/{namespace}", vec![]),
         get("/docs/rels/{namespace}/{rel}", vec![]),
         get("/healthz", vec![]),

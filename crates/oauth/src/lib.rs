@@ -5,6 +5,7 @@
 
 pub mod apps;
 mod control;
+mod description;
 mod endpoints;
 mod error;
 pub mod forms;
@@ -24,6 +25,7 @@ mod sign_in;
 pub mod tokens;
 mod verified_tokens;
 
+pub use description::Description;
 pub use endpoints::{Introspection, Metadata, routes};
 pub use error::{OAuthCode, OAuthError};
 pub use issue::{TokenAnswer, new_family_id};

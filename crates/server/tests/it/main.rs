@@ -22,6 +22,7 @@ mod http_kernel;
 mod idempotency;
 mod lists;
 mod migration_history;
+mod oauth_errors;
 mod openapi;
 mod orders;
 mod price_lists;

@@ -5,12 +5,14 @@
 
 use domain::ScopeSet;
 use domain::text::TextKind;
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::apps::{self, App};
 use storage::{tokens, users};
 
+use crate::description::Description;
 use crate::endpoints::client_auth::Presented;
 use crate::endpoints::form::Form;
 use crate::error::OAuthError;
@@ -78,8 +80,9 @@ async fn verify_assertion(
     auth: &AuthService,
     assertion: &str,
 ) -> Result<(App, String), OAuthError> {
-    let refuse =
-        |why: &str| OAuthError::invalid_grant(format!("the assertion is not acceptable: {why}"));
+    let refuse = |why: &'static str| {
+        OAuthError::invalid_grant(Description::of(&["the assertion is not acceptable: ", why]))
+    };
     let header = jsonwebtoken::decode_header(assertion).map_err(|_| refuse("it is not a JWT"))?;
     if header.alg != Algorithm::HS256 {
         return Err(refuse("it must be signed with HS256"));
@@ -113,7 +116,7 @@ async fn verify_assertion(
         &DecodingKey::from_secret(&secret),
         &validation,
     )
-    .map_err(|e| refuse(&e.to_string()))?
+    .map_err(|e| refuse(assertion_failure(&e)))?
     .claims;
     let now = auth.clock.now().as_secs();
     if claims.exp > now + MAX_ASSERTION_LIFETIME_SECS {
@@ -136,10 +139,25 @@ async fn verify_assertion(
     Ok((app, subject))
 }
 
+/// Why a signed assertion was refused, in words of our own: the library's messages may
+/// quote the claims.
+fn assertion_failure(err: &jsonwebtoken::errors::Error) -> &'static str {
+    match err.kind() {
+        ErrorKind::InvalidSignature => "its signature does not verify",
+        ErrorKind::ExpiredSignature => "it expired",
+        ErrorKind::ImmatureSignature => "it is not valid yet",
+        ErrorKind::MissingRequiredClaim(_) => "exp is missing",
+        _ => "its claims are malformed",
+    }
+}
+
 /// Replaces `subject`, an access token issued to `app`, with a fresh one.
 async fn renew(auth: &AuthService, app: &App, subject: &str) -> Result<TokenAnswer, OAuthError> {
-    let refuse = |why: &str| {
-        OAuthError::invalid_grant(format!("the subject token cannot be renewed: {why}"))
+    let refuse = |why: &'static str| {
+        OAuthError::invalid_grant(Description::of(&[
+            "the subject token cannot be renewed: ",
+            why,
+        ]))
     };
     let claims: AccessClaims = auth
         .decode_token(subject)

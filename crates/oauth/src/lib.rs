@@ -11,6 +11,7 @@ mod error;
 pub mod forms;
 pub mod grant;
 mod issue;
+pub mod issuer;
 pub mod keys;
 mod pages;
 pub mod password;

@@ -62,8 +62,8 @@ const AUTHORIZATION_REQUEST: [QueryParam; 7] = [
 /// Where the sign-in page sends the browser once signed in.
 const CONTINUE: QueryParam = QueryParam {
     name: "continue",
-    description: "The page to go on to, one of the authorization service's (by default the \
-                  credentials page)",
+    description: "The page to go on to: the authorization endpoint with its request, or the \
+                  credentials page (the default, and where any other value goes)",
     required: false,
     schema: schema::<String>(),
 };

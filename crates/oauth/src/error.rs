@@ -1,9 +1,12 @@
 //! Errors of the authorization service: the codes it answers with, each spelled once
 //! (`OAuthCode`), and the token endpoint's error bodies, as RFC 6749 section 5.2 shapes them.
+//! Their descriptions are `Description`s: the service's own wording, never the client's.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
+
+use crate::description::Description;
 
 /// Declares the codes: the enum and each one's wire string.
 macro_rules! oauth_codes {
@@ -57,7 +60,7 @@ impl std::fmt::Display for OAuthCode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuthError {
     pub code: OAuthCode,
-    pub description: String,
+    pub description: Description,
     /// The client authenticated with HTTP Basic, so a client failure is a 401 challenge.
     pub basic_challenge: bool,
     /// Seconds to wait before trying again (sign-in throttling).
@@ -65,7 +68,7 @@ pub struct OAuthError {
 }
 
 impl OAuthError {
-    fn new(code: OAuthCode, description: impl Into<String>) -> Self {
+    fn new(code: OAuthCode, description: impl Into<Description>) -> Self {
         Self {
             code,
             description: description.into(),
@@ -80,42 +83,39 @@ impl OAuthError {
             retry_after: Some(retry_after.max(1)),
             ..Self::new(
                 OAuthCode::SlowDown,
-                format!(
-                    "too many failed sign-ins; retry in {} s",
-                    retry_after.max(1)
-                ),
+                "too many failed sign-ins; retry after the delay in Retry-After",
             )
         }
     }
 
-    pub fn unsupported_token_type(description: impl Into<String>) -> Self {
+    pub fn unsupported_token_type(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::UnsupportedTokenType, description)
     }
 
-    pub fn invalid_request(description: impl Into<String>) -> Self {
+    pub fn invalid_request(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::InvalidRequest, description)
     }
 
-    pub fn invalid_client(description: impl Into<String>, basic: bool) -> Self {
+    pub fn invalid_client(description: impl Into<Description>, basic: bool) -> Self {
         Self {
             basic_challenge: basic,
             ..Self::new(OAuthCode::InvalidClient, description)
         }
     }
 
-    pub fn invalid_grant(description: impl Into<String>) -> Self {
+    pub fn invalid_grant(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::InvalidGrant, description)
     }
 
-    pub fn unauthorized_client(description: impl Into<String>) -> Self {
+    pub fn unauthorized_client(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::UnauthorizedClient, description)
     }
 
-    pub fn unsupported_grant_type(description: impl Into<String>) -> Self {
+    pub fn unsupported_grant_type(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::UnsupportedGrantType, description)
     }
 
-    pub fn invalid_scope(description: impl Into<String>) -> Self {
+    pub fn invalid_scope(description: impl Into<Description>) -> Self {
         Self::new(OAuthCode::InvalidScope, description)
     }
 
@@ -149,7 +149,8 @@ impl From<storage::Error> for OAuthError {
 impl IntoResponse for OAuthError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let body = json!({"error": self.code.as_str(), "error_description": self.description});
+        let body =
+            json!({"error": self.code.as_str(), "error_description": self.description.as_str()});
         let mut response = (status, axum::Json(body)).into_response();
         no_store(&mut response);
         if let Some(secs) = self.retry_after {

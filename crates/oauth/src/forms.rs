@@ -127,8 +127,8 @@ pub struct IntrospectionRequest {
 pub struct LoginForm {
     /// The value of the CSRF cookie the form came with.
     pub csrf: String,
-    /// The page to go on to, one of the authorization service's (by default the
-    /// credentials page).
+    /// The page to go on to: the authorization endpoint with its request, or the
+    /// credentials page (the default, and where any other value goes).
     #[serde(rename = "continue")]
     pub continue_to: Option<String>,
     pub email: String,

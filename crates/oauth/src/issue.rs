@@ -46,6 +46,32 @@ impl AuthService {
         refresh_scopes: Option<ScopeSet>,
         now: Timestamp,
     ) -> storage::Result<TokenAnswer> {
+        self.issue_in_chain(tx, grant, grant_type, refresh_scopes, None, now)
+            .await
+    }
+
+    /// Signs and records the access token that renews the newest one of the renewal
+    /// chain `chain` (the JWT bearer grant), continuing the chain.
+    pub(crate) async fn issue_renewal(
+        &self,
+        tx: &mut Tx,
+        grant: &TokenGrant,
+        chain: &str,
+        now: Timestamp,
+    ) -> storage::Result<TokenAnswer> {
+        self.issue_in_chain(tx, grant, GrantType::JwtBearer, None, Some(chain), now)
+            .await
+    }
+
+    async fn issue_in_chain(
+        &self,
+        tx: &mut Tx,
+        grant: &TokenGrant,
+        grant_type: GrantType,
+        refresh_scopes: Option<ScopeSet>,
+        chain: Option<&str>,
+        now: Timestamp,
+    ) -> storage::Result<TokenAnswer> {
         let signed = self.sign_access_token(grant, now);
         let user_id = match grant.subject {
             Subject::User { id, .. } => Some(id),
@@ -64,6 +90,7 @@ impl AuthService {
                 scopes: &signed.claims.scope,
                 expires_on: signed.claims.exp.map(Timestamp::from_secs),
                 family_id: grant.family_id.as_deref(),
+                chain_id: chain,
                 name: None,
                 token_digest: None,
             },

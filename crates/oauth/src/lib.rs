@@ -5,11 +5,13 @@
 
 pub mod apps;
 mod control;
+mod description;
 mod endpoints;
 mod error;
 pub mod forms;
 pub mod grant;
 mod issue;
+pub mod issuer;
 pub mod keys;
 mod pages;
 pub mod password;
@@ -24,6 +26,7 @@ mod sign_in;
 pub mod tokens;
 mod verified_tokens;
 
+pub use description::Description;
 pub use endpoints::{Introspection, Metadata, routes};
 pub use error::{OAuthCode, OAuthError};
 pub use issue::{TokenAnswer, new_family_id};

@@ -199,6 +199,7 @@ impl AuthService {
                 scopes: &signed.claims.scope,
                 expires_on: expires.map(|t| t.truncated_to_secs()),
                 family_id: None,
+                chain_id: None,
                 name: Some(request.name.trim()),
                 token_digest: Some(&secrets::sha256(signed.token.as_bytes())),
             },

@@ -16,7 +16,11 @@ use crate::error::OAuthError;
 /// Parses a `scope` parameter (comma- and/or space-separated).
 pub fn parse_requested(scope: Option<&str>) -> Result<Option<ScopeSet>, OAuthError> {
     scope
-        .map(|s| ScopeSet::parse(s).map_err(|e| OAuthError::invalid_scope(e.to_string())))
+        .map(|s| {
+            ScopeSet::parse(s).map_err(|_| {
+                OAuthError::invalid_scope("the scope names a scope that does not exist")
+            })
+        })
         .transpose()
 }
 

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use domain::{Role, ScopeSet, Timestamp};
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Header, Validation};
 use serde::{Deserialize, Serialize};
 
@@ -53,16 +54,43 @@ impl AccessClaims {
     }
 }
 
-/// Why a bearer token was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+/// Why a bearer token was refused: told to the client (RFC 6750's `error_description`),
+/// so that an operator can see what is wrong without learning anything secret.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VerifyError {
-    #[error("the access token expired")]
     Expired,
-    #[error("the access token was revoked")]
     Revoked,
-    #[error("the access token is malformed or its signature does not verify")]
-    Invalid,
+    /// Signed by this service's key, but for another public URL.
+    ForeignIssuer,
+    /// Its key id names no key this service has (another service's, or retired).
+    UnknownKey,
+    BadSignature,
+    Malformed,
 }
+
+impl VerifyError {
+    /// The reason, in the service's own words.
+    pub fn description(self) -> &'static str {
+        match self {
+            VerifyError::Expired => "the access token expired",
+            VerifyError::Revoked => "the access token was revoked",
+            VerifyError::ForeignIssuer => "the access token's issuer is not this server",
+            VerifyError::UnknownKey => {
+                "the access token was signed with a key this server does not have"
+            }
+            VerifyError::BadSignature => "the access token's signature does not verify",
+            VerifyError::Malformed => "the access token is malformed",
+        }
+    }
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.description())
+    }
+}
+
+impl std::error::Error for VerifyError {}
 
 /// Whom a new token is for and what it may do.
 #[derive(Clone, Debug)]
@@ -139,16 +167,16 @@ impl AuthService {
 
     /// Checks a token's signature, algorithm and issuer, but not its expiry or revocation.
     pub async fn decode_token(&self, token: &str) -> Result<AccessClaims, VerifyError> {
-        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Invalid)?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Malformed)?;
         if header.alg != Algorithm::HS256 {
-            return Err(VerifyError::Invalid);
+            return Err(VerifyError::BadSignature);
         }
-        let kid = header.kid.ok_or(VerifyError::Invalid)?;
+        let kid = header.kid.ok_or(VerifyError::Malformed)?;
         let key = self
             .keys
             .verifying_key(&kid, self.clock.as_ref())
             .await
-            .ok_or(VerifyError::Invalid)?;
+            .ok_or(VerifyError::UnknownKey)?;
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.validate_aud = false;
@@ -157,10 +185,14 @@ impl AuthService {
         validation.set_issuer(&[&self.config.issuer]);
         validation.set_required_spec_claims(&["iss", "sub"]);
         let claims = jsonwebtoken::decode::<AccessClaims>(token, &key, &validation)
-            .map_err(|_| VerifyError::Invalid)?
+            .map_err(|err| match err.kind() {
+                ErrorKind::InvalidSignature => VerifyError::BadSignature,
+                ErrorKind::InvalidIssuer => VerifyError::ForeignIssuer,
+                _ => VerifyError::Malformed,
+            })?
             .claims;
         if claims.exp.is_none() && !claims.is_personal() {
-            return Err(VerifyError::Invalid);
+            return Err(VerifyError::Malformed);
         }
         Ok(claims)
     }
@@ -194,20 +226,20 @@ impl AuthService {
 }
 
 fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
-    let granted = ScopeSet::parse(&claims.scope).map_err(|_| VerifyError::Invalid)?;
+    let granted = ScopeSet::parse(&claims.scope).map_err(|_| VerifyError::Malformed)?;
     let subject = match claims.sub.split_once(':') {
         Some(("user", id)) => {
-            let id = id.parse().map_err(|_| VerifyError::Invalid)?;
+            let id = id.parse().map_err(|_| VerifyError::Malformed)?;
             let role: Role = claims
                 .role
                 .as_deref()
-                .ok_or(VerifyError::Invalid)?
+                .ok_or(VerifyError::Malformed)?
                 .parse()
-                .map_err(|_| VerifyError::Invalid)?;
+                .map_err(|_| VerifyError::Malformed)?;
             Subject::User { id, role }
         }
         Some(("app", _)) => Subject::App,
-        _ => return Err(VerifyError::Invalid),
+        _ => return Err(VerifyError::Malformed),
     };
     let ceiling = subject.ceiling();
     Ok(Principal {

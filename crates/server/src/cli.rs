@@ -361,16 +361,10 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileSettings) -> any
         .await?
         .ok_or_else(|| anyhow::anyhow!("no user has the e-mail address {}", args.user))?;
     // The issuer and key must be the servers': tokens name the one and verify with the other.
-    let public_url = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", config.listen));
+    let issuer = token_issuer(&db, &config).await?;
     let auth = AuthService::new(
         db.clone(),
-        AuthConfig::new(
-            public_url.trim_end_matches('/').to_owned(),
-            config.access_token_ttl,
-        ),
+        AuthConfig::new(issuer, config.access_token_ttl),
         config.signing_key.clone(),
         secret_box,
         config.clock.clone(),
@@ -395,6 +389,22 @@ async fn create_token_command(args: TokenCreateArgs, file: &FileSettings) -> any
         println!("{}  (shown once)", created.token);
     }
     Ok(())
+}
+
+/// The issuer of tokens made here: the one the servers of this database recorded, which
+/// is what they verify against; before any server has run, what `serve` would resolve from
+/// the same settings. A configured public URL naming another is refused: the token would
+/// not be accepted.
+async fn token_issuer(db: &storage::Database, config: &ServeConfig) -> anyhow::Result<String> {
+    let resolved = serve::public_url(config, config.listen);
+    match oauth::issuer::recorded(db).await? {
+        Some(recorded) if config.public_url.is_some() && recorded != resolved => bail!(
+            "the servers of this database issue tokens as {recorded}, not {resolved} (the \
+             configured public URL): leave it out to use theirs"
+        ),
+        Some(recorded) => Ok(recorded),
+        None => Ok(resolved),
+    }
 }
 
 async fn keys_command(command: KeysCommand, file: &FileSettings) -> anyhow::Result<()> {

@@ -97,12 +97,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let addr = listener.local_addr()?;
-    let public_url = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", public_host(addr)))
-        .trim_end_matches('/')
-        .to_owned();
+    let public_url = public_url(config, addr);
     let clock = config.clock.clone();
     let node = node_name();
     let secret_box = open_secret_box(&db, config).await?;
@@ -120,6 +115,12 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         .await
         .context("cannot start the authorization service")?,
     );
+    if config.role.serves_api() {
+        // The issuer commands signing tokens read (a worker's address is no issuer).
+        oauth::issuer::record(&db, &public_url)
+            .await
+            .context("cannot record the token issuer")?;
+    }
     let state = AppState::new(
         db.clone(),
         auth.clone(),
@@ -295,6 +296,17 @@ fn webhook_guard(config: &ServeConfig) -> Guard {
         allow_private: config.allow_private_webhook_targets,
         allowed: config.webhook_allowed_networks.clone(),
     }
+}
+
+/// The public URL (the tokens' issuer) of a server listening on `addr`: the configured
+/// one, else `http://` and the address.
+pub fn public_url(config: &ServeConfig, addr: SocketAddr) -> String {
+    config
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", public_host(addr)))
+        .trim_end_matches('/')
+        .to_owned()
 }
 
 /// The host part of the default public URL: the bound address, with a wildcard

@@ -33,3 +33,20 @@ pub async fn get_or_insert(db: &Database, name: &str, value: &[u8]) -> Result<Ve
         .await?
         .ok_or_else(|| crate::Error::Corrupt(format!("setting {name} vanished")))
 }
+
+/// Stores `value`, replacing what the setting held.
+pub async fn put(db: &Database, name: &str, value: &[u8]) -> Result<()> {
+    let mut tx = db.begin().await?;
+    with_conn!(Exec::Tx(&mut tx), |c| {
+        sqlx::query(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) \
+             ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        )
+        .bind(name)
+        .bind(value)
+        .execute(c)
+        .await
+        .map(|done| done.rows_affected())
+    })?;
+    tx.commit().await
+}

@@ -36,6 +36,8 @@ pub struct NewAccessToken<'a> {
     pub expires_on: Option<Timestamp>,
     /// The refresh-token family or authorization code the token came from.
     pub family_id: Option<&'a str>,
+    /// The renewal chain the token continues: the jti of the chain's first token.
+    pub chain_id: Option<&'a str>,
     pub name: Option<&'a str>,
     pub token_digest: Option<&'a [u8]>,
 }
@@ -53,6 +55,7 @@ pub struct AccessToken {
     pub scopes: String,
     pub name: Option<String>,
     pub family_id: Option<String>,
+    pub chain_id: Option<String>,
     pub created_on: Timestamp,
     pub expires_on: Option<Timestamp>,
     pub revoked_on: Option<Timestamp>,
@@ -68,8 +71,8 @@ impl AccessToken {
 
 macro_rules! columns {
     () => {
-        "id, jti, kind, app_id, user_id, account_id, seller_id, grant_type, scopes, name, family_id, created_on, \
-         expires_on, revoked_on, renewed_on, last_used_on"
+        "id, jti, kind, app_id, user_id, account_id, seller_id, grant_type, scopes, name, family_id, chain_id, \
+         created_on, expires_on, revoked_on, renewed_on, last_used_on"
     };
 }
 
@@ -86,6 +89,7 @@ pub async fn insert(tx: &mut Tx, token: &NewAccessToken<'_>, now: Timestamp) -> 
         .set("created_on", now)
         .set("expires_on", token.expires_on)
         .set("family_id", token.family_id)
+        .set("chain_id", token.chain_id)
         .set("name", token.name)
         .set("token_digest", token.token_digest)
         .insert_into("access_tokens")
@@ -150,6 +154,33 @@ pub async fn revoke_family(tx: &mut Tx, family_id: &str, now: Timestamp) -> Resu
         .bind(now.as_micros())
         .fetch_all(c)
         .await
+    })
+    .map_err(Into::into)
+}
+
+/// The newest token of the renewal chain whose first token is `chain` (that token itself
+/// while it was never renewed), locked for the rest of the transaction on PostgreSQL.
+/// A concurrent renewal that wins the lock has marked it renewed by the time it is
+/// returned here, which `mark_renewed` then tells.
+pub async fn newest_in_chain_for_update(tx: &mut Tx, chain: &str) -> Result<Option<AccessToken>> {
+    macro_rules! newest {
+        () => {
+            concat!(
+                "SELECT ",
+                columns!(),
+                " FROM access_tokens WHERE jti = $1 OR chain_id = $1 ORDER BY id DESC LIMIT 1"
+            )
+        };
+    }
+    let sql = match tx.backend() {
+        Backend::Sqlite => newest!(),
+        Backend::Postgres => concat!(newest!(), " FOR UPDATE"),
+    };
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, AccessToken>(sql)
+            .bind(chain)
+            .fetch_optional(c)
+            .await
     })
     .map_err(Into::into)
 }

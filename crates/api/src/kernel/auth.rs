@@ -23,7 +23,8 @@ use crate::kernel::state::AppState;
 pub enum Authentication {
     Anonymous,
     Principal(Arc<Principal>),
-    Refused(String),
+    /// Why, in the service's own words.
+    Refused(&'static str),
 }
 
 impl Authentication {
@@ -60,11 +61,9 @@ pub async fn middleware(
         Some(value) => match bearer_token(value) {
             Some(token) => match state.auth.verify_access_token(token).await {
                 Ok(principal) => Authentication::Principal(principal),
-                Err(err) => Authentication::Refused(err.to_string()),
+                Err(err) => Authentication::Refused(err.description()),
             },
-            None => {
-                Authentication::Refused("the Authorization header must carry a Bearer token".into())
-            }
+            None => Authentication::Refused("the Authorization header must carry a Bearer token"),
         },
     };
     request.extensions_mut().insert(authentication);
@@ -156,7 +155,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Auth {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
         match parts.extensions.get::<Authentication>() {
             Some(Authentication::Principal(p)) => Ok(Auth(p.clone())),
-            Some(Authentication::Refused(reason)) => Err(ApiError::invalid_token(reason.clone())),
+            Some(Authentication::Refused(reason)) => Err(ApiError::invalid_token(reason)),
             Some(Authentication::Anonymous) => Err(ApiError::unauthenticated()),
             None => Err(ApiError::internal(
                 "a handler needing a principal runs without the auth middleware",

@@ -135,15 +135,15 @@ impl ApiError {
         )
     }
 
-    /// A missing, malformed, expired or foreign bearer token (RFC 6750 section 3).
+    /// A malformed, expired, revoked or foreign bearer token (RFC 6750 section 3). The
+    /// reason is fixed wording, which `Description` keeps to the RFC's characters.
     #[track_caller]
-    pub fn invalid_token(message: impl Into<String>) -> Self {
-        let message = message.into();
+    pub fn invalid_token(reason: &'static str) -> Self {
         let challenge = format!(
             "Bearer realm=\"commerce\", error=\"invalid_token\", error_description=\"{}\"",
-            message.replace(['"', '\\'], "'")
+            oauth::Description::from(reason)
         );
-        Self::new(ErrorCode::InvalidToken, message).with_header(
+        Self::new(ErrorCode::InvalidToken, reason).with_header(
             header::WWW_AUTHENTICATE,
             HeaderValue::from_str(&challenge)
                 .unwrap_or(HeaderValue::from_static("Bearer realm=\"commerce\"")),

@@ -10,10 +10,30 @@ use axum::http::{HeaderMap, header};
 use domain::text::TextKind;
 
 use crate::control;
+use crate::description::Description;
 use crate::error::OAuthError;
 
 /// A token-endpoint body never needs more.
 const MAX_BODY_BYTES: usize = 64 * 1024;
+/// The parameters the endpoints read: a repeated one is named in the refusal, any other
+/// name is not (a description never repeats what the client sent).
+const PARAMETERS: [&str; 15] = [
+    "grant_type",
+    "client_id",
+    "client_secret",
+    "scope",
+    "seller_id",
+    "code",
+    "redirect_uri",
+    "code_verifier",
+    "refresh_token",
+    "username",
+    "password",
+    "assertion",
+    "assertion_type",
+    "token",
+    "token_type_hint",
+];
 
 pub struct FormRequest {
     pub form: Form,
@@ -88,9 +108,7 @@ impl Form {
                 .insert(name.to_string(), value.into_owned())
                 .is_some()
             {
-                return Err(OAuthError::invalid_request(format!(
-                    "parameter {name} is repeated"
-                )));
+                return Err(OAuthError::invalid_request(repeated(&name)));
             }
         }
         Ok(Self(params))
@@ -100,8 +118,17 @@ impl Form {
         self.0.get(name).map(String::as_str)
     }
 
-    pub fn require(&self, name: &str) -> Result<&str, OAuthError> {
-        self.get(name)
-            .ok_or_else(|| OAuthError::invalid_request(format!("parameter {name} is required")))
+    pub fn require(&self, name: &'static str) -> Result<&str, OAuthError> {
+        self.get(name).ok_or_else(|| {
+            OAuthError::invalid_request(Description::of(&["parameter ", name, " is required"]))
+        })
+    }
+}
+
+/// Why a form with `name` twice is refused.
+fn repeated(name: &str) -> Description {
+    match PARAMETERS.iter().find(|known| **known == name) {
+        Some(known) => Description::of(&["parameter ", known, " is repeated"]),
+        None => Description::from("a parameter is repeated"),
     }
 }

@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use super::client_auth::Presented;
 use super::form::FormRequest;
 use super::grants;
+use crate::description::Description;
 use crate::error::{OAuthError, no_store};
 use crate::grant::{GrantType, JWT_BEARER_URN};
 use crate::issue::TokenAnswer;
@@ -35,10 +36,10 @@ async fn answer(auth: &AuthService, request: Request) -> Result<TokenAnswer, OAu
         JWT_BEARER_URN => GrantType::JwtBearer,
         // The pre-RFC form some clients still send.
         "assertion" if form.get("assertion_type") == Some(JWT_BEARER_URN) => GrantType::JwtBearer,
-        other => {
-            return Err(OAuthError::unsupported_grant_type(format!(
-                "unsupported grant type {other}"
-            )));
+        _ => {
+            return Err(OAuthError::unsupported_grant_type(
+                "the grant_type is not one this server supports",
+            ));
         }
     };
     let presented = Presented::read(&request.headers, form)?;
@@ -52,9 +53,11 @@ async fn answer(auth: &AuthService, request: Request) -> Result<TokenAnswer, OAu
     );
     let app = presented.authenticate(auth, public_allowed).await?;
     if !app.allows_grant(grant.as_str()) {
-        return Err(OAuthError::unauthorized_client(format!(
-            "this client may not use the {grant} grant"
-        )));
+        return Err(OAuthError::unauthorized_client(Description::of(&[
+            "this client may not use the ",
+            grant.as_str(),
+            " grant",
+        ])));
     }
     match grant {
         GrantType::ClientCredentials => {

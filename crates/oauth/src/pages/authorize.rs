@@ -18,6 +18,7 @@ use super::html::{error_page, escape, hidden_fields, page, see_other};
 use super::login::storage_failure;
 use super::session::{self, Csrf};
 use super::{Params, sign_in_then};
+use crate::description::Description;
 use crate::error::OAuthCode;
 use crate::grant::GrantType;
 use crate::issue::new_family_id;
@@ -62,7 +63,7 @@ enum Refusal {
         uri: String,
         fragment: bool,
         error: OAuthCode,
-        description: String,
+        description: Description,
         state: Option<String>,
     },
     Storage(storage::Error),
@@ -96,6 +97,15 @@ impl Refusal {
             }
             Refusal::Storage(err) => storage_failure(err),
         }
+    }
+}
+
+/// Why a request naming `name` twice is refused: an authorization request's own
+/// parameters are named, any other name is not (it is the client's text).
+fn repeated(name: &str) -> Description {
+    match REQUEST_PARAMS.iter().find(|known| **known == name) {
+        Some(known) => Description::of(&["the parameter ", known, " is repeated"]),
+        None => Description::from("a parameter is repeated"),
     }
 }
 
@@ -140,24 +150,21 @@ impl AuthorizationRequest {
         // From here on the redirect URI is safe: errors go back to the client.
         let state = params.get("state").map(str::to_owned);
         let fragment = params.get("response_type") == Some("token");
-        let refuse = |error: OAuthCode, description: &str| Refusal::Redirect {
+        let refuse = |error: OAuthCode, description: Description| Refusal::Redirect {
             uri: redirect_uri.clone(),
             fragment,
             error,
-            description: description.to_owned(),
+            description,
             state: state.clone(),
         };
         if let Some(name) = params.first_repeated() {
-            return Err(refuse(
-                OAuthCode::InvalidRequest,
-                &format!("the parameter {name} is repeated"),
-            ));
+            return Err(refuse(OAuthCode::InvalidRequest, repeated(name)));
         }
         let response_type = match params.get("response_type") {
             None => {
                 return Err(refuse(
                     OAuthCode::InvalidRequest,
-                    "response_type is required",
+                    "response_type is required".into(),
                 ));
             }
             Some("code") => ResponseType::Code,
@@ -165,7 +172,7 @@ impl AuthorizationRequest {
             Some(_) => {
                 return Err(refuse(
                     OAuthCode::UnsupportedResponseType,
-                    "response_type must be code or token",
+                    "response_type must be code or token".into(),
                 ));
             }
         };
@@ -176,20 +183,20 @@ impl AuthorizationRequest {
         if !app.allows_grant(grant.as_str()) {
             return Err(refuse(
                 OAuthCode::UnauthorizedClient,
-                &format!("this client may not use the {grant} grant"),
+                Description::of(&["this client may not use the ", grant.as_str(), " grant"]),
             ));
         }
         let requested = scope_policy::parse_requested(params.get("scope"))
-            .map_err(|e| refuse(OAuthCode::InvalidScope, &e.description))?;
+            .map_err(|e| refuse(OAuthCode::InvalidScope, e.description))?;
         if let Some(requested) = requested
             && !requested.within(
                 scope_policy::app_scopes(&app)
-                    .map_err(|e| refuse(OAuthCode::ServerError, &e.description))?,
+                    .map_err(|e| refuse(OAuthCode::ServerError, e.description))?,
             )
         {
             return Err(refuse(
                 OAuthCode::InvalidScope,
-                "the scope exceeds what this client may ask for",
+                "the scope exceeds what this client may ask for".into(),
             ));
         }
         let code_challenge = match (
@@ -202,25 +209,25 @@ impl AuthorizationRequest {
             (Some(_), None | Some("S256")) => {
                 return Err(refuse(
                     OAuthCode::InvalidRequest,
-                    "the code_challenge is malformed",
+                    "the code_challenge is malformed".into(),
                 ));
             }
             (Some(_), Some(_)) => {
                 return Err(refuse(
                     OAuthCode::InvalidRequest,
-                    "transform algorithm not supported: use S256",
+                    "transform algorithm not supported: use S256".into(),
                 ));
             }
             (None, Some(_)) => {
                 return Err(refuse(
                     OAuthCode::InvalidRequest,
-                    "code_challenge_method without code_challenge",
+                    "code_challenge_method without code_challenge".into(),
                 ));
             }
             (None, None) if app.public && response_type == ResponseType::Code => {
                 return Err(refuse(
                     OAuthCode::InvalidRequest,
-                    "code challenge required: public clients must use PKCE",
+                    "code challenge required: public clients must use PKCE".into(),
                 ));
             }
             (None, None) => None,
@@ -236,12 +243,12 @@ impl AuthorizationRequest {
         })
     }
 
-    fn refuse(&self, error: OAuthCode, description: &str) -> Refusal {
+    fn refuse(&self, error: OAuthCode, description: impl Into<Description>) -> Refusal {
         Refusal::Redirect {
             uri: self.redirect_uri.clone(),
             fragment: self.response_type == ResponseType::Token,
             error,
-            description: description.to_owned(),
+            description: description.into(),
             state: self.state.clone(),
         }
     }
@@ -256,7 +263,7 @@ impl AuthorizationRequest {
             ));
         }
         scope_policy::for_user(&self.app, user.role, self.requested)
-            .map_err(|e| self.refuse(e.code, &e.description))
+            .map_err(|e| self.refuse(e.code, e.description))
     }
 }
 

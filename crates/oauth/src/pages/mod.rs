@@ -89,11 +89,72 @@ pub fn sign_in_then(back: &str) -> String {
     format!("{}?{query}", paths::LOGIN)
 }
 
-/// Where the sign-in page may send the browser afterwards: only our own pages, so the
-/// login form is no open redirect.
+/// Where the sign-in page may send the browser afterwards, so that the login form is no
+/// open redirect: the authorization endpoint or the credentials page, by exactly their
+/// paths, with any query of printable ASCII (an authorization request's query may hold
+/// an unencoded redirect URI, `//` and all: after a path of our own it cannot change the
+/// origin). Anything else (`//evil`, `/\evil`, `https://evil`, an encoded or look-alike
+/// path, whitespace a browser would drop) goes to the credentials page.
 pub fn safe_continue(target: Option<&str>) -> &str {
-    match target {
-        Some(t) if t.starts_with("/oauth/") && !t.contains("//") && !t.contains('\\') => t,
-        _ => paths::CREDENTIALS,
+    let ours = |target: &&str| {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        [paths::AUTHORIZE, paths::CREDENTIALS].contains(&path)
+            && query.bytes().all(|b| b.is_ascii_graphic())
+    };
+    target.filter(ours).unwrap_or(paths::CREDENTIALS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_continue;
+
+    #[test]
+    fn continue_keeps_any_authorization_request() {
+        for target in [
+            "/oauth/authorize?client_id=a&redirect_uri=http://localhost:3000/cb&response_type=code&state=x",
+            "/oauth/authorize?client_id=a&redirect_uri=http%3A%2F%2Flocalhost%3A3000%2Fcb&response_type=code",
+            "/oauth/authorize?redirect_uri=https://a.example/cb?next=//b&scope=a,b&extra=\\x#frag",
+            "/oauth/authorize?",
+            "/oauth/authorize",
+            "/oauth/credentials",
+        ] {
+            assert_eq!(safe_continue(Some(target)), target);
+        }
+    }
+
+    #[test]
+    fn continue_never_leaves_the_service() {
+        for target in [
+            "//evil.example",
+            "//evil.example/oauth/authorize?x=1",
+            "/\\evil.example",
+            "/\\evil.example/oauth/authorize",
+            "\\\\evil.example",
+            "https://evil.example/oauth/authorize",
+            "http:evil.example",
+            "javascript:alert(1)",
+            "/%2F/evil.example",
+            "%2F%2Fevil.example",
+            "/oauth/authorize/../..//evil.example",
+            "/oauth//authorize",
+            "/oauth/authorize.evil.example",
+            "/oauth/%61uthorize?x=1",
+            "/oauth/authorize#//evil.example?x",
+            " /oauth/authorize",
+            "\t//evil.example",
+            "/\t/evil.example",
+            "/oauth/authorize?x=\n",
+            "/oauth/authorize?x=caf\u{e9}",
+            "/oauth/credentials/tokens",
+            "/oauth/login?continue=//evil.example",
+            "",
+        ] {
+            assert_eq!(
+                safe_continue(Some(target)),
+                "/oauth/credentials",
+                "{target:?}"
+            );
+        }
+        assert_eq!(safe_continue(None), "/oauth/credentials");
     }
 }

@@ -32,7 +32,8 @@ impl SettingSet for DatabaseSettings {
         Some(&["database_url", "encryption_key", "encryption_key_file"]);
 }
 
-/// `commerce tokens create`: the database, and the servers' issuer and signing key.
+/// `commerce tokens create`: the database, and the servers' signing key and (for a
+/// database no server has recorded its issuer in yet) what `serve` makes the issuer of.
 #[derive(Debug)]
 pub struct TokenSettings;
 impl SettingSet for TokenSettings {
@@ -40,6 +41,7 @@ impl SettingSet for TokenSettings {
         "database_url",
         "encryption_key",
         "encryption_key_file",
+        "listen",
         "public_url",
         "signing_key",
     ]);

@@ -19,6 +19,7 @@ on_both_backends!(
     readonly_role_caps_an_admin_token,
     accounts_see_nothing_of_each_other,
     seller_bound_token_sees_one_seller,
+    unverifiable_tokens_say_why,
 );
 
 fn challenge(response: &reqwest::Response) -> String {
@@ -65,6 +66,96 @@ async fn missing_malformed_and_foreign_tokens_are_refused(s: TestServer) {
         other.get("/v2", &foreign).send().await.unwrap().status(),
         StatusCode::OK
     );
+}
+
+/// The challenge's `error_description`: in RFC 6750's characters.
+fn reason(response: &reqwest::Response) -> String {
+    let challenge = challenge(response);
+    let (_, rest) = challenge
+        .split_once("error_description=\"")
+        .unwrap_or_else(|| panic!("no description in {challenge}"));
+    let reason = rest.split('"').next().unwrap().to_owned();
+    assert!(
+        reason
+            .chars()
+            .all(|c| matches!(c, ' '..='!' | '#'..='[' | ']'..='~')),
+        "{reason:?}"
+    );
+    reason
+}
+
+/// BR-03: a refused token's challenge says why, so that an operator can tell a token
+/// made for another public URL from a forged or an expired one; it says nothing of the
+/// token itself.
+async fn unverifiable_tokens_say_why(backend: Backend) {
+    let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
+    let manual = clock.clone() as Arc<dyn Clock>;
+    let s = TestServer::start_with(backend, move |c| c.clock = manual).await;
+    // A second node on the same database (so the same keys) under another public URL.
+    let mut config = server::ServeConfig::defaults();
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.database_url = s.db.url.clone();
+    config.public_url = Some("http://elsewhere.test".into());
+    config.clock = clock.clone();
+    let elsewhere = TestServer::start_on(s.db.clone(), config).await;
+    let good = s.owner_token().await;
+    let foreign_issuer = elsewhere.owner_token().await;
+    assert_eq!(
+        elsewhere
+            .get("/v2", &foreign_issuer)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    // Another first character of the signature (the last one may hold only padding bits).
+    let (signed, signature) = good.rsplit_once('.').unwrap();
+    let other = if signature.starts_with('A') { 'B' } else { 'A' };
+    let forged = format!("{signed}.{other}{}", &signature[1..]);
+    let unknown_key = jsonwebtoken::encode(
+        &jsonwebtoken::Header {
+            kid: Some("no-such-key".into()),
+            ..jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256)
+        },
+        &json!({"iss": s.url, "sub": "user:1", "exp": clock.now().as_secs() + 60}),
+        &jsonwebtoken::EncodingKey::from_secret(b"a key of someone else"),
+    )
+    .unwrap();
+    let revoked = s.owner_token().await;
+    let response = s
+        .client
+        .post(s.url("/oauth/revoke"))
+        .basic_auth(&s.demo.app.client_id, Some(&s.demo.app.client_secret))
+        .form(&[("token", revoked.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    for (token, why) in [
+        (
+            &foreign_issuer,
+            "the access token's issuer is not this server",
+        ),
+        (&forged, "the access token's signature does not verify"),
+        (
+            &unknown_key,
+            "the access token was signed with a key this server does not have",
+        ),
+        (&"nonsense".to_owned(), "the access token is malformed"),
+        (&revoked, "the access token was revoked"),
+    ] {
+        let response = s.get("/v2", token).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        let said = reason(&response);
+        assert_eq!(said, why);
+        let (_, body) = json(response).await;
+        assert_eq!(body["message"], why);
+    }
+    clock.advance_secs(7201);
+    let response = s.get("/v2", &good).send().await.unwrap();
+    assert_eq!(reason(&response), "the access token expired");
+    elsewhere.stop().await;
 }
 
 /// BR-03 (expired), on a manual clock moved past the token's one second.

@@ -12,6 +12,7 @@ on_both_backends!(
     az_12_13_15_16_17_page_protections,
     im_01_02_04_05_implicit_grant,
     md_01_to_09_metadata_lists_what_is_served,
+    az_code_flow_with_an_unencoded_redirect_uri,
 );
 
 pub const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
@@ -189,6 +190,83 @@ async fn az_code_flow_with_login_consent_and_pkce(s: TestServer) {
     // Signed in already: the next authorization goes straight to consent.
     let again = browser.get(&url).send().await.unwrap();
     assert_eq!(again.status(), StatusCode::OK);
+}
+
+/// An OmniAuth-style flow whose authorization URL carries its redirect URI unencoded (and
+/// parameters the service does not know): sign-in keeps the request whole, and the code
+/// it yields is exchanged for a token.
+async fn az_code_flow_with_an_unencoded_redirect_uri(s: TestServer) {
+    let callback = "http://localhost:3000/auth/commerce/callback";
+    let (id, secret) = s
+        .register_with_redirects(
+            Some(s.demo.account_id),
+            "shops.read,sellers.read",
+            "authorization_code",
+            false,
+            &["https://app.example/callback", callback],
+        )
+        .await;
+    let secret = secret.unwrap();
+    let query = format!(
+        "client_id={id}&redirect_uri={callback}&response_type=code&scope=shops.read\
+         &state=0c1e2f&next=//other.example/x&origin=http://localhost:3000/"
+    );
+    let url = s.url(&format!("/oauth/authorize?{query}"));
+    assert!(url.contains("redirect_uri=http://localhost"), "{url}");
+    let browser = cookie_jar_browser();
+    let html = consent(&s, &browser, &url).await;
+    assert!(html.contains("Test App"), "{html}");
+    let back = decide(&s, &browser, &html, "approve").await;
+    assert!(back.starts_with(&format!("{callback}?code=")), "{back}");
+    let pairs = query_of(&back);
+    assert_eq!(param(&pairs, "state").as_deref(), Some("0c1e2f"));
+    let code = param(&pairs, "code").unwrap();
+    let response = s
+        .client
+        .post(s.url("/oauth/token"))
+        .basic_auth(&id, Some(&secret))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", callback),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let (status, tokens) = json(response).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert_eq!(tokens["scope"], "shops.read");
+    let token = tokens["access_token"].as_str().unwrap();
+    let (status, root) = json(s.get("/v2", token).send().await.unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{root}");
+    assert_eq!(root["email"], s.demo.user.email);
+    // Signed in, the login page sends the browser straight on: to the request as it
+    // came, but never away from the service.
+    let login = |target: &str| {
+        let query = form_urlencoded::Serializer::new(String::new())
+            .append_pair("continue", target)
+            .finish();
+        browser.get(s.url(&format!("/oauth/login?{query}"))).send()
+    };
+    let request = format!("/oauth/authorize?{query}");
+    assert_eq!(location(&login(&request).await.unwrap()), request);
+    for target in [
+        "//evil.example/oauth/authorize",
+        "/\\evil.example/oauth/authorize",
+        "https://evil.example/oauth/authorize?x=1",
+        "/%2F%2Fevil.example",
+        "/oauth/authorize/..//evil.example",
+        "\t//evil.example",
+        "/oauth/authorize@evil.example",
+    ] {
+        let response = login(target).await.unwrap();
+        // Sent to our own page, or refused outright (a control character).
+        let to = response.headers().get("location");
+        assert!(
+            to.is_none_or(|to| to == "/oauth/credentials"),
+            "{target:?}: {to:?}"
+        );
+    }
 }
 
 async fn az_02_03_04_07_requests_that_never_redirect(s: TestServer) {

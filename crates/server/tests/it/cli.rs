@@ -20,6 +20,7 @@ on_both_backends!(
     a_request_in_flight_when_sigterm_arrives_completes,
     signing_keys_rotate_and_retire_across_nodes,
     the_webhook_error_limit_flag_fails_a_subscription_sooner,
+    personal_tokens_name_the_issuer_the_servers_verify,
 );
 
 async fn seed_products_loads_a_catalog_the_api_serves(s: TestServer) {
@@ -458,7 +459,8 @@ async fn signing_keys_rotate_and_retire_across_nodes(db: TestDb) {
     }
 }
 
-/// A personal access token for the demo owner of `s`, made with `commerce tokens create`.
+/// A personal access token for the demo owner of `s`, made with `commerce tokens create`
+/// (which finds the servers' issuer in the database).
 pub async fn personal_token(s: &TestServer, scopes: &str, expires: &str) -> String {
     try_personal_token(s, &s.demo.user.email, scopes, expires)
         .await
@@ -483,8 +485,6 @@ pub async fn try_personal_token(
         scopes,
         "--expires",
         expires,
-        "--public-url",
-        &s.url,
         "--json",
     ]))
     .await;
@@ -637,4 +637,89 @@ async fn the_webhook_error_limit_flag_fails_a_subscription_sooner(db: TestDb) {
     assert_eq!(due, 0, "a delivery is due to a failed subscription");
     assert_eq!(receiver.deliveries().len(), 2);
     sigkill(&mut child).await;
+}
+
+/// The claims of a JWT, unverified.
+fn claims_of(token: &str) -> Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+/// `commerce tokens create` on `db` with `extra` flags: the token, or the error line.
+async fn create_token(db: &TestDb, email: &str, extra: &[&str]) -> Result<String, String> {
+    let mut args = vec![
+        "tokens",
+        "create",
+        "--user",
+        email,
+        "--name",
+        "ci",
+        "--scopes",
+        "shops.read",
+        "--expires",
+        "30d",
+        "--json",
+    ];
+    args.extend(extra);
+    let run = commerce(&db.args(&args)).await;
+    if !run.ok {
+        return Err(run.stderr);
+    }
+    let created: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    Ok(created["token"].as_str().unwrap().to_owned())
+}
+
+/// A personal token made on the command line names the issuer the running servers
+/// verify against (their public URL, as configured for `serve`), which they recorded in
+/// the database they share: the operator does not repeat it. Worker nodes, whose address
+/// is no issuer, record nothing; a different configured public URL is refused.
+async fn personal_tokens_name_the_issuer_the_servers_verify(db: TestDb) {
+    let db = Arc::new(db);
+    let demo = seed_demo(&db).await;
+    let email = demo["user"]["email"].as_str().unwrap();
+    // Before any server ran: what `serve` would resolve from the same settings.
+    let early = create_token(&db, email, &["--listen", "0.0.0.0:9"])
+        .await
+        .unwrap();
+    assert_eq!(claims_of(&early)["iss"], "http://127.0.0.1:9");
+
+    let public_url = "http://api.commerce.test";
+    let mut config = server::ServeConfig::defaults();
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.database_url = db.url.clone();
+    config.public_url = Some(format!("{public_url}/"));
+    let api = TestServer::start_on(db.clone(), config.clone()).await;
+    config.public_url = None;
+    config.role = server::NodeRole::Worker;
+    let worker = TestServer::start_on(db.clone(), config).await;
+
+    let token = create_token(&db, email, &[]).await.unwrap();
+    assert_eq!(claims_of(&token)["iss"], public_url);
+    let (status, root) = api.get_json("/v2", &token).await;
+    assert_eq!(status, StatusCode::OK, "{root}");
+    assert_eq!(root["email"], email);
+    // Naming the same public URL is fine; naming another is refused, saying which.
+    let same = create_token(&db, email, &["--public-url", public_url]).await;
+    assert_eq!(
+        api.get("/v2", &same.unwrap())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+    let refused = create_token(&db, email, &["--public-url", "http://elsewhere.test"])
+        .await
+        .unwrap_err();
+    assert!(
+        refused.starts_with("error: ") && refused.lines().count() == 1,
+        "{refused}"
+    );
+    assert!(refused.contains(public_url), "{refused}");
+    worker.stop().await;
+    api.stop().await;
 }

@@ -251,11 +251,13 @@ async fn every_secret_works(
     )
     .await;
     assert_eq!(status, StatusCode::OK, "the client secret opens: {renewed}");
+    // The renewal superseded `fresh`: a chain has one live token.
+    let renewed = renewed["access_token"].as_str().unwrap();
     let title = format!("Sealed {}", fresh.len() + receiver.deliveries().len());
     let (status, _) = json(
         client
             .post(format!("{base}/v2/products"))
-            .bearer_auth(&fresh)
+            .bearer_auth(renewed)
             .json(&json!({"title": title, "price": 1}))
             .send()
             .await

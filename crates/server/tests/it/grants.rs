@@ -22,6 +22,8 @@ on_both_backends!(
     pk_01_to_06_pkce,
     jb_01_to_14_assertion_validation,
     jb_15_17_20_21_renewal_rules,
+    jb_22_renewal_follows_a_chain_to_its_newest_token,
+    jb_23_concurrent_renewals_of_a_chain_leave_one_live_token,
 );
 
 async fn token(s: &TestServer, params: &[(&str, &str)]) -> (StatusCode, Value) {
@@ -652,4 +654,173 @@ async fn jb_15_17_20_21_renewal_rules(backend: Backend) {
         .unwrap();
     let (status, body) = json(response).await;
     assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+/// A server on a manual clock: hour-long tokens, renewable for three hours after expiry.
+async fn renewing_server(backend: Backend) -> (TestServer, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(domain::SystemClock.now()));
+    let manual = clock.clone() as Arc<dyn domain::Clock>;
+    let s = TestServer::start_with(backend, move |c| {
+        c.clock = manual;
+        c.access_token_ttl = Duration::from_secs(3600);
+        c.jwt_bearer_max_age = Duration::from_secs(3 * 3600);
+    })
+    .await;
+    (s, clock)
+}
+
+/// Renews `subject` as the Bootic Ruby client does: the legacy form, `prn`, an assertion
+/// living a few seconds.
+async fn renew(s: &TestServer, clock: &ManualClock, subject: &str) -> (StatusCode, Value) {
+    let (id, secret) = demo_app(s);
+    let claims =
+        json!({"iss": id, "aud": "commerce", "exp": clock.now().as_secs() + 30, "prn": subject});
+    token(
+        s,
+        &[
+            ("grant_type", "assertion"),
+            (
+                "assertion_type",
+                "urn:ietf:params:oauth:grant-type:jwt-bearer",
+            ),
+            ("assertion", &sign(&secret, &claims)),
+        ],
+    )
+    .await
+}
+
+/// The access token of a successful renewal.
+fn renewed(answer: (StatusCode, Value)) -> String {
+    let (status, body) = answer;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["access_token"].as_str().unwrap().to_owned()
+}
+
+fn jti_of(token: &str) -> String {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    let claims: Value = serde_json::from_slice(&bytes).unwrap();
+    claims["jti"].as_str().unwrap().to_owned()
+}
+
+/// The live tokens of a test's one renewal chain, which began with `first`: that token
+/// and every token the JWT bearer grant issued.
+async fn live_in_chain(s: &TestServer, clock: &ManualClock, first: &str) -> i64 {
+    s.db.scalar(&format!(
+        "SELECT COUNT(*) FROM access_tokens WHERE (jti = '{}' OR grant_type = '{}') \
+         AND revoked_on IS NULL AND expires_on > {}",
+        jti_of(first),
+        "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        clock.now().as_micros()
+    ))
+    .await
+}
+
+/// A long-running client keeps presenting the token it was first given: each time the
+/// token its last renewal issued has expired, that one is renewed, past the renewal age
+/// of the first; while it lives, the older tokens renew nothing. Renewing a live token
+/// supersedes it: a chain has one live token.
+async fn jb_22_renewal_follows_a_chain_to_its_newest_token(backend: Backend) {
+    let (s, clock) = renewing_server(backend).await;
+    let first = password_tokens(&s, Some("shops.read,sellers.read")).await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut latest = first.clone();
+    // Four expiries, two hours apart: by the last, the first token expired seven hours
+    // ago, beyond the three-hour renewal age, but the newest only an hour ago.
+    for expiry in 1..=4 {
+        clock.advance_secs(2 * 3600);
+        assert_eq!(root_status(&s, &latest).await, StatusCode::UNAUTHORIZED);
+        let answer = renew(&s, &clock, &first).await;
+        assert_eq!(
+            answer.1["scope"], "shops.read,sellers.read",
+            "expiry {expiry}"
+        );
+        latest = renewed(answer);
+        assert_eq!(
+            root_status(&s, &latest).await,
+            StatusCode::OK,
+            "expiry {expiry}"
+        );
+        assert_eq!(
+            live_in_chain(&s, &clock, &first).await,
+            1,
+            "expiry {expiry}"
+        );
+        // While the renewal lives, neither the first token nor the renewed ones renew.
+        let (status, body) = renew(&s, &clock, &first).await;
+        expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_grant");
+    }
+    // The newest renewed while it still lives: it gives way.
+    let superseded = latest.clone();
+    latest = renewed(renew(&s, &clock, &superseded).await);
+    assert_eq!(root_status(&s, &superseded).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(root_status(&s, &latest).await, StatusCode::OK);
+    assert_eq!(live_in_chain(&s, &clock, &first).await, 1);
+    // Past the renewal age of the newest, the chain ends.
+    clock.advance_secs(3600 + 3 * 3600 + 60);
+    let (status, body) = renew(&s, &clock, &first).await;
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_grant");
+    // A revoked newest token ends its chain too.
+    let (id, secret) = demo_app(&s);
+    let other = password_tokens(&s, None).await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    clock.advance_secs(2 * 3600);
+    let next = renewed(renew(&s, &clock, &other).await);
+    let response = s
+        .client
+        .post(s.url("/oauth/revoke"))
+        .basic_auth(&id, Some(&secret))
+        .form(&[("token", next.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    clock.advance_secs(2 * 3600);
+    let (status, body) = renew(&s, &clock, &other).await;
+    expect_error(status, &body, StatusCode::BAD_REQUEST, "invalid_grant");
+}
+
+/// Renewals of one chain at once, round after round, presenting its first token (as
+/// several processes of a long-running client would), then that and its newest as well
+/// (both expired): one wins, the others are refused, and the chain keeps one live token.
+async fn jb_23_concurrent_renewals_of_a_chain_leave_one_live_token(backend: Backend) {
+    let (s, clock) = renewing_server(backend).await;
+    let first = password_tokens(&s, None).await["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    clock.advance_secs(2 * 3600);
+    let mut newest = renewed(renew(&s, &clock, &first).await);
+    for round in 0..4 {
+        clock.advance_secs(2 * 3600);
+        let other = if round % 2 == 0 { &first } else { &newest };
+        let (a, b, c, d) = tokio::join!(
+            renew(&s, &clock, &first),
+            renew(&s, &clock, other),
+            renew(&s, &clock, &first),
+            renew(&s, &clock, other),
+        );
+        let answers = [a, b, c, d];
+        let mut winners = answers
+            .iter()
+            .filter(|(status, _)| *status == StatusCode::OK);
+        let winner = winners.next().expect("one renewal wins");
+        assert!(winners.next().is_none(), "round {round}: {answers:?}");
+        for (status, body) in answers
+            .iter()
+            .filter(|(status, _)| *status != StatusCode::OK)
+        {
+            expect_error(*status, body, StatusCode::BAD_REQUEST, "invalid_grant");
+        }
+        newest = winner.1["access_token"].as_str().unwrap().to_owned();
+        assert_eq!(root_status(&s, &newest).await, StatusCode::OK);
+        assert_eq!(live_in_chain(&s, &clock, &first).await, 1, "round {round}");
+    }
 }

@@ -24,6 +24,7 @@ mod idempotency;
 mod lists;
 mod logs;
 mod migration_history;
+mod oauth_errors;
 mod openapi;
 mod orders;
 mod price_lists;

@@ -1,24 +1,21 @@
 //! The JWT bearer grant (RFC 7523, and its legacy `grant_type=assertion` form): an
 //! assertion signed with the client secret names, in `sub` or `prn`, an access token this
-//! service issued to the same client; a new token with the same scopes replaces it. Each
-//! token is renewed once, and only within the configured age after its expiry.
+//! service issued to the same client, which is renewed (`renewal`).
 
-use domain::ScopeSet;
 use domain::text::TextKind;
+use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use serde_json::Value;
 use storage::apps::{self, App};
-use storage::{tokens, users};
 
+use super::renewal::renew;
+use crate::description::Description;
 use crate::endpoints::client_auth::Presented;
 use crate::endpoints::form::Form;
 use crate::error::OAuthError;
-use crate::grant::GrantType;
 use crate::issue::TokenAnswer;
-use crate::principal::Subject;
 use crate::service::AuthService;
-use crate::tokens::{AccessClaims, TokenGrant};
 
 /// Assertions may not live longer than this (JB-07).
 const MAX_ASSERTION_LIFETIME_SECS: i64 = 3600;
@@ -78,8 +75,9 @@ async fn verify_assertion(
     auth: &AuthService,
     assertion: &str,
 ) -> Result<(App, String), OAuthError> {
-    let refuse =
-        |why: &str| OAuthError::invalid_grant(format!("the assertion is not acceptable: {why}"));
+    let refuse = |why: &'static str| {
+        OAuthError::invalid_grant(Description::of(&["the assertion is not acceptable: ", why]))
+    };
     let header = jsonwebtoken::decode_header(assertion).map_err(|_| refuse("it is not a JWT"))?;
     if header.alg != Algorithm::HS256 {
         return Err(refuse("it must be signed with HS256"));
@@ -113,7 +111,7 @@ async fn verify_assertion(
         &DecodingKey::from_secret(&secret),
         &validation,
     )
-    .map_err(|e| refuse(&e.to_string()))?
+    .map_err(|e| refuse(assertion_failure(&e)))?
     .claims;
     let now = auth.clock.now().as_secs();
     if claims.exp > now + MAX_ASSERTION_LIFETIME_SECS {
@@ -136,67 +134,14 @@ async fn verify_assertion(
     Ok((app, subject))
 }
 
-/// Replaces `subject`, an access token issued to `app`, with a fresh one.
-async fn renew(auth: &AuthService, app: &App, subject: &str) -> Result<TokenAnswer, OAuthError> {
-    let refuse = |why: &str| {
-        OAuthError::invalid_grant(format!("the subject token cannot be renewed: {why}"))
-    };
-    let claims: AccessClaims = auth
-        .decode_token(subject)
-        .await
-        .map_err(|_| refuse("it is not an access token of this service"))?;
-    if claims.is_personal() {
-        return Err(refuse("personal access tokens are not renewed"));
+/// Why a signed assertion was refused, in words of our own: the library's messages may
+/// quote the claims.
+fn assertion_failure(err: &jsonwebtoken::errors::Error) -> &'static str {
+    match err.kind() {
+        ErrorKind::InvalidSignature => "its signature does not verify",
+        ErrorKind::ExpiredSignature => "it expired",
+        ErrorKind::ImmatureSignature => "it is not valid yet",
+        ErrorKind::MissingRequiredClaim(_) => "exp is missing",
+        _ => "its claims are malformed",
     }
-    if claims.app != app.id {
-        return Err(refuse("it was issued to another client"));
-    }
-    let now = auth.clock.now();
-    let max_age = i64::try_from(auth.config.jwt_bearer_max_age.as_secs()).unwrap_or(i64::MAX);
-    let expired_at = claims.exp.ok_or_else(|| refuse("it has no expiry"))?;
-    if now.as_secs() - expired_at > max_age {
-        return Err(refuse("it expired too long ago"));
-    }
-    let subject = match claims.sub.split_once(':') {
-        Some(("user", id)) => {
-            let id: i64 = id.parse().map_err(|_| refuse("its subject is malformed"))?;
-            let user = users::find(&auth.db, id)
-                .await?
-                .ok_or_else(|| refuse("its user no longer exists"))?;
-            (
-                Subject::User {
-                    id,
-                    role: user.role,
-                },
-                Some(user.name),
-            )
-        }
-        _ => (Subject::App, None),
-    };
-    let scopes = ScopeSet::parse(&claims.scope).map_err(|_| refuse("its scope is malformed"))?;
-    let mut tx = auth.db.begin().await?;
-    let row = tokens::find_by_jti_for_update(&mut tx, &claims.jti)
-        .await?
-        .ok_or_else(|| refuse("it is unknown"))?;
-    if row.revoked_on.is_some() {
-        return Err(refuse("it was revoked"));
-    }
-    if !tokens::mark_renewed(&mut tx, &claims.jti, now).await? {
-        return Err(refuse("it was renewed already"));
-    }
-    let grant = TokenGrant {
-        subject: subject.0,
-        user_name: subject.1,
-        app_id: app.id,
-        client_id: app.client_id.clone(),
-        account_id: claims.acc,
-        seller_id: claims.sel,
-        scopes,
-        family_id: claims.fam,
-    };
-    let answer = auth
-        .issue(&mut tx, &grant, GrantType::JwtBearer, None, now)
-        .await?;
-    tx.commit().await?;
-    Ok(answer)
 }

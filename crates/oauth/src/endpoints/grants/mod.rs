@@ -5,6 +5,7 @@ pub mod client_credentials;
 pub mod jwt_bearer;
 pub mod password;
 pub mod refresh;
+mod renewal;
 
 use domain::limits;
 use storage::{Tenant, sellers};

@@ -684,11 +684,18 @@ fn oauth_error_shape(bytes: &[u8]) -> Result<(), String> {
         return Err(format!("an OAuth error without a code: {body}"));
     }
     if let Some(description) = body["error_description"].as_str()
-        && (description.contains(MARK) || description.chars().any(char::is_control))
+        && (description.contains(MARK) || !description.chars().all(rfc_6749_character))
     {
-        return Err(format!("an error_description echoing the input: {body}"));
+        return Err(format!(
+            "an error_description echoing the input or holding characters RFC 6749 forbids: {body}"
+        ));
     }
     Ok(())
+}
+
+/// `%x20-21 / %x23-5B / %x5D-7E`: what an `error_description` may hold.
+fn rfc_6749_character(c: char) -> bool {
+    matches!(c, ' '..='!' | '#'..='[' | ']'..='~')
 }
 
 /// JWTs that parse but carry control characters and numbers past every range in their

@@ -236,7 +236,8 @@ fn address(v: &str) -> Result<SocketAddr, String> {
 fn storefront_url(v: &str) -> Result<String, String> {
     let v = v.trim();
     let web = v.starts_with("https://") || v.starts_with("http://");
-    if web && v.contains("{subdomain}") && !v.contains(char::is_whitespace) {
+    let plain = !v.contains(|c: char| c.is_whitespace() || c.is_control());
+    if web && plain && v.contains("{subdomain}") {
         Ok(v.to_owned())
     } else {
         Err(format!(
@@ -341,6 +342,25 @@ mod tests {
         }
         let shown = redis_url("postgres://u:secret@h/db").unwrap_err();
         assert!(!shown.contains("secret"), "{shown}");
+    }
+
+    #[test]
+    fn storefront_urls_are_checked() {
+        for url in [
+            "https://{subdomain}.shops.example.com",
+            "http://{subdomain}.localhost:8080/",
+        ] {
+            assert_eq!(storefront_url(url).as_deref(), Ok(url));
+        }
+        for refused in [
+            "https://shops.example.com",
+            "ftp://{subdomain}.example.com",
+            "{subdomain}.example.com",
+            "https://{subdomain}.exa mple.com",
+            "https://{subdomain}.example.com/\u{1}",
+        ] {
+            assert!(storefront_url(refused).is_err(), "{refused:?}");
+        }
     }
 
     /// The README's table documents every shown setting by flag, variable and key.

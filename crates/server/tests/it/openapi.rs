@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::on_both_backends;
 use crate::support::openapi::DocumentCheck;
-use crate::support::{TestServer, json};
+use crate::support::{TestServer, filled, json};
 
 /// The OpenAPI Initiative's schema of OpenAPI 3.1 documents (2022-10-07).
 const OPENAPI_3_1_SCHEMA: &str = include_str!("openapi/oas-3.1-schema.json");
@@ -135,21 +135,6 @@ async fn every_documented_operation_is_served(s: TestServer) {
         s.check.checked() > operations_count,
         "the check saw every answer"
     );
-}
-
-/// A path template with its variables filled: ids with 1, names with `x`.
-fn filled(template: &str) -> String {
-    template
-        .split('/')
-        .map(
-            |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) if name == "id" || name.ends_with("_id") => "1".to_owned(),
-                Some(_) => "x".to_owned(),
-                None => segment.to_owned(),
-            },
-        )
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// Every link relation the docs list leads to exactly one operation, with the rel's

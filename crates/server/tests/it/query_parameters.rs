@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{TestServer, json};
+use crate::support::{TestServer, filled, json};
 
 on_both_backends!(
     every_api_operation_refuses_what_it_does_not_declare,
@@ -41,21 +41,6 @@ async fn api_operations(s: &TestServer) -> Vec<(Method, String, Vec<String>)> {
     }
     assert!(all.len() > 40, "the document describes the API");
     all
-}
-
-/// A path template with its ids filled with `1`.
-fn filled(template: &str) -> String {
-    template
-        .split('/')
-        .map(|segment| {
-            if segment.starts_with('{') {
-                "1"
-            } else {
-                segment
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// The fields a 422 names.

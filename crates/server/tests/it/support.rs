@@ -738,6 +738,21 @@ pub async fn access_token(response: Response) -> String {
         .to_owned()
 }
 
+/// A path template with its variables filled: ids with 1, names with `x`.
+pub fn filled(template: &str) -> String {
+    template
+        .split('/')
+        .map(
+            |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(name) if name == "id" || name.ends_with("_id") => "1".to_owned(),
+                Some(_) => "x".to_owned(),
+                None => segment.to_owned(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// Status and JSON body of a response.
 pub async fn json(response: Response) -> (StatusCode, Value) {
     let status = response.status();

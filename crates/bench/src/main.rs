@@ -111,12 +111,26 @@ async fn measure_all(
         .first()
         .context("the demo data has no seller")?
         .id;
-    let mut loaded = 0;
+    let seconds = process::seed_products(database_url, seller, args::STOREFRONT_PRODUCTS).await?;
+    report::print_load(
+        args::STOREFRONT_PRODUCTS,
+        args::STOREFRONT_PRODUCTS,
+        seconds,
+    );
+    let storefront = scenarios::run_storefront(server, demo, args).await?;
+    report::print_titled_run(
+        &format!("backend {} storefront", backend.name()),
+        &storefront,
+    );
+    clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+    let mut loaded = args::STOREFRONT_PRODUCTS;
     let mut catalog = Vec::new();
     for size in args.catalog_sizes() {
-        let seconds = process::seed_products(database_url, seller, size - loaded).await?;
-        report::print_load(size - loaded, size, seconds);
-        loaded = size;
+        if size > loaded {
+            let seconds = process::seed_products(database_url, seller, size - loaded).await?;
+            report::print_load(size - loaded, size, seconds);
+            loaded = size;
+        }
         let run = scenarios::run_catalog(server, demo, args, size).await?;
         clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
         catalog.push((size, run));

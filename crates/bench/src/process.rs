@@ -51,6 +51,7 @@ pub struct DemoApp {
 #[derive(Debug, Deserialize)]
 pub struct DemoShop {
     pub id: i64,
+    pub subdomain: String,
 }
 
 /// Seeds the demo data into the database at `database_url`.

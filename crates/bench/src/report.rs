@@ -89,19 +89,23 @@ pub fn print_catalog(backend: Backend, runs: &[(usize, Run)]) {
 }
 
 pub fn print_run(backend: Backend, pid: u32, run: &Run) {
-    println!();
-    println!(
-        "backend {} (server pid {pid}, total peak {} MiB)",
-        backend.name(),
-        mib(run.peak_memory)
+    print_titled_run(
+        &format!("backend {} (server pid {pid})", backend.name()),
+        run,
     );
+}
+
+/// One table of scenarios under `title`, with the run's total peak memory.
+pub fn print_titled_run(title: &str, run: &Run) {
+    println!();
+    println!("{title}, total peak {} MiB", mib(run.peak_memory));
     println!(
-        "{:<14} {:>8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>6}",
+        "{:<18} {:>8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>6}",
         "scenario", "bytes", "req/s", "p50 ms", "p99 ms", "peak MiB", "errors", "ratio"
     );
     for scenario in &run.scenarios {
         println!(
-            "{:<14} {:>8} {:>10.1} {:>8.2} {:>8.2} {:>9} {:>7} {:>6}",
+            "{:<18} {:>8} {:>10.1} {:>8.2} {:>8.2} {:>9} {:>7} {:>6}",
             scenario.name,
             scenario.body_bytes,
             scenario.outcome.requests_per_second(),

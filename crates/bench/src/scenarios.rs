@@ -154,6 +154,73 @@ pub async fn run_catalog(
     })
 }
 
+/// The storefront's list pages of 20 and 50 on a catalog of `STOREFRONT_PRODUCTS`, read
+/// with a storefront token (`public`, naming the shop) and with the account's own token,
+/// each with a static baseline of the same size.
+pub async fn run_storefront(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
+    let client = client(args)?;
+    let account = Api {
+        client: &client,
+        base: &server.url,
+        token: &token(&client, &server.url, demo).await?,
+    };
+    let storefront = Api {
+        client: &client,
+        base: &server.url,
+        token: &public_token(&client, &server.url, demo).await?,
+    };
+    let shop = demo.shops.first().context("the demo data has no shop")?;
+    let public_page = |n: u32| {
+        format!(
+            "/v2/products?per_page={n}&shop_subdomains={}",
+            shop.subdomain
+        )
+    };
+    let account_page = |n: u32| format!("/v2/products?per_page={n}");
+    let mut scenarios = Vec::new();
+    let pages = [
+        (
+            "storefront_20",
+            "baseline_sf_20",
+            &storefront,
+            public_page(20),
+        ),
+        (
+            "storefront_50",
+            "baseline_sf_50",
+            &storefront,
+            public_page(50),
+        ),
+        ("account_20", "baseline_acct_20", &account, account_page(20)),
+        ("account_50", "baseline_acct_50", &account, account_page(50)),
+    ];
+    for (name, baseline, api, path) in pages {
+        let (bytes, etag) = api.probe(&path).await?;
+        scenarios.push(Scenario::ok(name, baseline, api.request(&path, None)?));
+        scenarios.push(Scenario::ok(
+            baseline,
+            baseline,
+            api.request(&format!("/v2/_bench/baseline?bytes={bytes}"), None)?,
+        ));
+        if name == "storefront_20" {
+            scenarios.push(Scenario {
+                name: "storefront_20_304",
+                baseline,
+                request: api.request(&path, Some(&etag))?,
+                expect: StatusCode::NOT_MODIFIED,
+            });
+        }
+    }
+    let measured = measure_with(server, &client, scenarios, args).await?;
+    Ok(Run {
+        peak_memory: measured
+            .iter()
+            .map(|m| m.peak_memory)
+            .fold(None, Option::max),
+        scenarios: measured,
+    })
+}
+
 fn client(args: &Args) -> Result<Client> {
     Client::builder()
         .timeout(REQUEST_TIMEOUT)
@@ -169,19 +236,28 @@ async fn measure(
     scenarios: Vec<Scenario>,
     args: &Args,
 ) -> Result<Vec<Measured>> {
+    measure_with(server, api.client, scenarios, args).await
+}
+
+/// As `measure`, for scenarios whose requests carry their own credentials.
+async fn measure_with(
+    server: &Server,
+    client: &Client,
+    scenarios: Vec<Scenario>,
+    args: &Args,
+) -> Result<Vec<Measured>> {
     let mut measured = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
         let target = Target {
             request: scenario.request,
             expect: scenario.expect,
         };
-        let body_bytes = api
-            .check(&target)
+        let body_bytes = check(client, &target)
             .await
             .with_context(|| format!("scenario {} does not answer as expected", scenario.name))?;
         server.reset_peak_memory();
-        load::run(api.client, &target, args.concurrency, args.warmup()).await?;
-        let outcome = load::run(api.client, &target, args.concurrency, args.duration()).await?;
+        load::run(client, &target, args.concurrency, args.warmup()).await?;
+        let outcome = load::run(client, &target, args.concurrency, args.duration()).await?;
         measured.push(Measured {
             name: scenario.name,
             baseline: scenario.baseline,
@@ -206,19 +282,44 @@ impl Scenario {
 
 /// An access token for the demo owner, by the password grant.
 pub async fn token(client: &Client, base: &str, demo: &DemoData) -> Result<String> {
+    request_token(
+        client,
+        base,
+        &[
+            ("grant_type", "password"),
+            ("username", demo.user.email.as_str()),
+            ("password", demo.user.password.as_str()),
+            ("client_id", demo.app.client_id.as_str()),
+            ("client_secret", demo.app.client_secret.as_str()),
+        ],
+    )
+    .await
+}
+
+/// A storefront's token: the demo app's own, with the `public` scope alone, which reads
+/// the visible catalog of the shops a request names.
+async fn public_token(client: &Client, base: &str, demo: &DemoData) -> Result<String> {
+    request_token(
+        client,
+        base,
+        &[
+            ("grant_type", "client_credentials"),
+            ("scope", "public"),
+            ("client_id", demo.app.client_id.as_str()),
+            ("client_secret", demo.app.client_secret.as_str()),
+        ],
+    )
+    .await
+}
+
+async fn request_token(client: &Client, base: &str, form: &[(&str, &str)]) -> Result<String> {
     #[derive(Deserialize)]
     struct TokenResponse {
         access_token: String,
     }
     let response = client
         .post(format!("{base}/oauth/token"))
-        .form(&[
-            ("grant_type", "password"),
-            ("username", demo.user.email.as_str()),
-            ("password", demo.user.password.as_str()),
-            ("client_id", demo.app.client_id.as_str()),
-            ("client_secret", demo.app.client_secret.as_str()),
-        ])
+        .form(form)
         .send()
         .await
         .context("request a token")?;
@@ -317,22 +418,22 @@ impl Api<'_> {
         let etag = etag.with_context(|| format!("GET {path} has no ETag"))?;
         Ok((body.len(), etag))
     }
+}
 
-    /// Sends the target once and checks the status: the body's length.
-    async fn check(&self, target: &Target) -> Result<usize> {
-        let request = target
-            .request
-            .try_clone()
-            .context("the request cannot be cloned")?;
-        let response = self.client.execute(request).await?;
-        let status = response.status();
-        let body = response.bytes().await?;
-        ensure!(
-            status == target.expect,
-            "answered {status}, expected {}: {}",
-            target.expect,
-            String::from_utf8_lossy(&body)
-        );
-        Ok(body.len())
-    }
+/// Sends the target once and checks the status: the body's length.
+async fn check(client: &Client, target: &Target) -> Result<usize> {
+    let request = target
+        .request
+        .try_clone()
+        .context("the request cannot be cloned")?;
+    let response = client.execute(request).await?;
+    let status = response.status();
+    let body = response.bytes().await?;
+    ensure!(
+        status == target.expect,
+        "answered {status}, expected {}: {}",
+        target.expect,
+        String::from_utf8_lossy(&body)
+    );
+    Ok(body.len())
 }

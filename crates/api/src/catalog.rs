@@ -22,8 +22,9 @@ pub enum CatalogView {
     Admin(Tenant),
     Public {
         shops: Vec<ShopRef>,
-        /// As the request named them, for links that must name them again.
-        subdomains: Vec<String>,
+        /// `?shop_subdomains=…` as the request named them, for links that must name them
+        /// again.
+        query: String,
     },
 }
 
@@ -45,12 +46,26 @@ impl CatalogView {
             .into());
         };
         let shops = products::shops_by_subdomain(&state.db, None, &subdomains).await?;
-        Ok(CatalogView::Public { shops, subdomains })
+        let query = form_urlencoded::Serializer::for_suffix(String::from("?"), 1)
+            .append_pair("shop_subdomains", &subdomains.join(","))
+            .finish();
+        Ok(CatalogView::Public { shops, query })
     }
 
     /// A product this view shows; 404 when it shows none with that id.
     pub async fn product(&self, state: &AppState, id: i64) -> ApiResult<products::Product> {
         products::find(&state.db, &self.scope(), id)
+            .await?
+            .ok_or_else(ApiError::not_found)
+    }
+
+    /// As `product`, with what its representation embeds.
+    pub async fn full_product(
+        &self,
+        state: &AppState,
+        id: i64,
+    ) -> ApiResult<(products::Product, products::Embedded)> {
+        products::find_full(&state.db, &self.scope(), id)
             .await?
             .ok_or_else(ApiError::not_found)
     }
@@ -73,12 +88,7 @@ impl CatalogView {
     pub fn href(&self, href: String) -> String {
         match self {
             CatalogView::Admin(_) => href,
-            CatalogView::Public { subdomains, .. } => {
-                let query = form_urlencoded::Serializer::new(String::new())
-                    .append_pair("shop_subdomains", &subdomains.join(","))
-                    .finish();
-                format!("{href}?{query}")
-            }
+            CatalogView::Public { query, .. } => href + query,
         }
     }
 }

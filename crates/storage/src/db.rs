@@ -344,6 +344,13 @@ pub enum Exec<'a> {
 }
 
 impl Exec<'_> {
+    pub fn backend(&self) -> Backend {
+        match self {
+            Exec::Db(db) => db.backend(),
+            Exec::Tx(tx) => tx.backend(),
+        }
+    }
+
     /// The same place, borrowed again, so that one function can send several queries.
     pub fn reborrow(&mut self) -> Exec<'_> {
         match self {

@@ -9,10 +9,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
 use domain::catalog::collection::CollectionKind;
-use serde_json::Value;
 use services::collections::input::{CollectionChanges, NewCollection, NewMember, Reorder};
 use services::collections::{self as operations};
-use services::products::Related;
 use storage::collections::{self, Collection, CollectionFilter};
 use storage::products;
 use storage::sql::Direction;
@@ -148,12 +146,11 @@ async fn members(
         .await?;
     let rows = products::list_in_collection(&state.db, id, collection.sort_order, request.window())
         .await?;
-    let related = Related::load(&state.db, &rows).await?;
     let view = CatalogView::Admin(tenant);
     let total = u64::try_from(collection.products_count).unwrap_or(0);
     let path = area::MEMBERS.with(&[id]);
     Ok(request.respond(&state, &path, (rows, total), |p| {
-        product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id))
+        product_resource(&state.urls, auth.scopes, &view, &p.0, &p.1)
     }))
 }
 
@@ -193,6 +190,6 @@ async fn reorder(
 }
 
 /// A collection as the principal's GET shows it.
-fn document(state: &AppState, auth: &Auth, collection: &Collection) -> Value {
-    collection_resource(&state.urls, auth.scopes, collection).into_value(state.urls.curies())
+fn document(state: &AppState, auth: &Auth, collection: &Collection) -> Vec<u8> {
+    collection_resource(&state.urls, auth.scopes, collection).into_json(state.urls.curies())
 }

@@ -87,7 +87,7 @@ pub fn membership_resource(
                 viewer,
                 &CatalogView::Admin(tenant),
                 &product.product,
-                product.parts(),
+                &product.embedded,
             ),
         ),
         None => resource,

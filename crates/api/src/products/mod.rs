@@ -10,8 +10,8 @@ use axum::http::HeaderMap;
 use domain::catalog::product::{ProductStatus, tag_key};
 use domain::catalog::search;
 use domain::{FieldErrors, Scope, limits};
+use services::products as operations;
 use services::products::input::{NewProduct, ProductChanges};
-use services::products::{self as operations, Related};
 use storage::products::{self, ProductFilter, ShopRef};
 use storage::sql::Direction;
 
@@ -68,12 +68,12 @@ async fn list(
         request.window(),
     )
     .await?;
-    let related = Related::load(&state.db, &page.0).await?;
-    Ok(
-        request.respond(&state, area::PRODUCTS.pattern(), page, |p| {
-            product_resource(&state.urls, auth.scopes, &view, p, related.parts(p.id))
-        }),
-    )
+    Ok(request.respond(
+        &state,
+        area::PRODUCTS.pattern(),
+        page,
+        |(product, embedded)| product_resource(&state.urls, auth.scopes, &view, product, embedded),
+    ))
 }
 
 /// The list's filters; shops named by id or subdomain are looked up (one query).
@@ -138,9 +138,8 @@ async fn show(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
-    let product = view.product(&state, id).await?;
-    let related = Related::load(&state.db, std::slice::from_ref(&product)).await?;
-    let doc = product_resource(&state.urls, auth.scopes, &view, &product, related.parts(id))
+    let (product, embedded) = view.full_product(&state, id).await?;
+    let doc = product_resource(&state.urls, auth.scopes, &view, &product, &embedded)
         .into_value(state.urls.curies());
     Ok(Hal::ok(doc, product.updated_on))
 }

@@ -6,9 +6,8 @@ use hal::{Link, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
-use services::products::Parts;
 use storage::Tenant;
-use storage::products::Product;
+use storage::products::{Embedded, Product};
 
 use crate::assets::asset_resource;
 use crate::catalog::CatalogView;
@@ -47,7 +46,7 @@ pub fn product_resource(
     viewer: ScopeSet,
     view: &CatalogView,
     product: &Product,
-    parts: Parts<'_>,
+    embedded: &Embedded,
 ) -> Resource {
     let fields = ProductFields {
         id: product.id,
@@ -64,9 +63,9 @@ pub fn product_resource(
         currency_code: &product.currency_code,
         product_type_id: product.product_type_id,
         product_type_name: product.product_type_name.as_deref(),
-        collection_ids: parts.collection_ids,
+        collection_ids: &embedded.collection_ids,
         all_shops: product.all_shops,
-        shop_ids: parts.shop_ids,
+        shop_ids: &embedded.shop_ids,
         custom_attributes: &product.custom_attributes.0,
         created_on: product.created_on,
         updated_on: product.updated_on,
@@ -98,14 +97,14 @@ pub fn product_resource(
         )
         .embed_all(
             "variants",
-            parts
+            embedded
                 .variants
                 .iter()
                 .map(|v| variant_resource(urls, viewer, view, v)),
         )
         .embed_all(
             "images",
-            parts
+            embedded
                 .assets
                 .iter()
                 .map(|a| asset_resource(urls, viewer, view, a)),
@@ -118,14 +117,14 @@ impl services::products::Present for Presenter {
         viewer: ScopeSet,
         tenant: Tenant,
         product: &Product,
-        parts: Parts<'_>,
+        embedded: &Embedded,
     ) -> Value {
         product_resource(
             &self.urls,
             viewer,
             &CatalogView::Admin(tenant),
             product,
-            parts,
+            embedded,
         )
         .into_value(self.urls.curies())
     }

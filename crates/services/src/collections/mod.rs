@@ -12,7 +12,7 @@ use storage::{ScopedExt, Tenant, Tx, UniqueIndex, products, tenant_rows};
 
 use self::input::{CollectionChanges, NewCollection, NewMember, Reorder};
 use crate::events::Change;
-use crate::products::{FullProduct, Related};
+use crate::products::FullProduct;
 use crate::sellers::owning_seller;
 use crate::slugs::{slug_refused, unique_slug};
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
@@ -257,8 +257,8 @@ async fn membership_changed(
     let collection = stored::touch(tx, collection.id, op.now).await?;
     let product = match products::find_held(tx, op.actor.tenant, product_id).await? {
         Some(product) => {
-            let related = Related::load_in(tx, &product).await?;
-            Some(FullProduct { product, related })
+            let embedded = storage::products::embedded_of(tx, product.id).await?;
+            Some(FullProduct { product, embedded })
         }
         None => None,
     };

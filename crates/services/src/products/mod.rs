@@ -3,20 +3,18 @@
 //! price list counts) and its event.
 
 pub mod input;
-mod related;
 
 use domain::catalog::attributes;
 use domain::catalog::collection::CollectionKind;
 use domain::{FieldErrors, ScopeSet, topic};
 use serde_json::Value;
 use storage::locks::{self, Catalog};
-use storage::products::{self, Product, ProductData};
+use storage::products::{self, Embedded, Product, ProductData};
 use storage::sellers::Seller;
 use storage::variants::{self, Owner, VariantData};
 use storage::{ScopedExt, Tenant, Tx, UniqueIndex, collections, price_lists, product_types};
 
 use self::input::{Draft, NewProduct, ProductChanges};
-pub use self::related::{Parts, Related};
 use crate::catalog::{
     self, check_skus_free, locked_product, locked_product_and_collections, lowest_price,
     search_text,
@@ -35,7 +33,7 @@ pub trait Present {
         viewer: ScopeSet,
         tenant: Tenant,
         product: &Product,
-        parts: Parts<'_>,
+        embedded: &Embedded,
     ) -> Value;
 }
 
@@ -43,13 +41,7 @@ pub trait Present {
 #[derive(Debug)]
 pub struct FullProduct {
     pub product: Product,
-    pub related: Related,
-}
-
-impl FullProduct {
-    pub fn parts(&self) -> Parts<'_> {
-        self.related.parts(self.product.id)
-    }
+    pub embedded: Embedded,
 }
 
 /// Creates a product with its variants; answers it as a GET would show it.
@@ -156,11 +148,10 @@ async fn update_in(
         Some(joining) => locked_product_and_collections(tx, tenant, id, joining).await?,
         None => locked_product(tx, tenant, id).await?,
     };
-    let related = Related::load_in(tx, &current).await?;
-    let parts = related.parts(id);
-    expect.check(&|| show(op, &current, parts), current.updated_on)?;
-    let current_variants: Vec<VariantData> = parts.variants.iter().map(|v| v.data()).collect();
-    let before = current.data(parts.shop_ids.to_vec(), String::new());
+    let embedded = products::embedded_of(tx, id).await?;
+    expect.check(&|| show(op, &current, &embedded), current.updated_on)?;
+    let current_variants: Vec<VariantData> = embedded.variants.iter().map(|v| v.data()).collect();
+    let before = current.data(embedded.shop_ids.to_vec(), String::new());
     let mut errors = FieldErrors::new();
     let draft = changes
         .clone()
@@ -209,7 +200,9 @@ async fn update_in(
         data.slug = unique_slug(tx, "products", seller.id, &data.slug, true, Some(id)).await?;
     }
     let membership_changes = match &collection_ids {
-        Some(_) => manual_membership_changes(tx, &seller, parts.collection_ids, &manual).await?,
+        Some(_) => {
+            manual_membership_changes(tx, &seller, &embedded.collection_ids, &manual).await?
+        }
         None => (Vec::new(), Vec::new()),
     };
     let price_changed = price.is_some_and(|(p, c)| {
@@ -220,16 +213,16 @@ async fn update_in(
             )
     });
     if data == before && !price_changed && membership_changes == (Vec::new(), Vec::new()) {
-        let shown = show(op, &current, parts);
+        let shown = show(op, &current, &embedded);
         let unchanged = FullProduct {
             product: current,
-            related,
+            embedded,
         };
         return Ok(Shown::new(unchanged, shown));
     }
     let mut variants_after = current_variants;
     if let (true, Some((price, comparison))) = (price_changed, price) {
-        let only = &parts.variants[0];
+        let only = &embedded.variants[0];
         let mut changed = only.data();
         changed.price = price;
         changed.price_comparison = comparison;
@@ -238,7 +231,7 @@ async fn update_in(
     }
     (data.price, data.price_comparison) = lowest_price(&variants_after);
     data.search_text = search_text(&data.title, &data.description, &data.tags, &variants_after);
-    products::update(tx, &current, parts.shop_ids, &data, now).await?;
+    products::update(tx, &current, &embedded.shop_ids, &data, now).await?;
     let (added, removed) = membership_changes;
     for collection_id in added {
         collections::add_product(tx, collection_id, id, None).await?;
@@ -273,19 +266,18 @@ async fn delete_in(
 ) -> ServiceResult<Shown<FullProduct>> {
     let tenant = op.actor.tenant;
     let current = locked_product_and_collections(tx, tenant, id, &[]).await?;
-    let related = Related::load_in(tx, &current).await?;
-    let parts = related.parts(id);
-    expect.check(&|| show(op, &current, parts), current.updated_on)?;
+    let embedded = products::embedded_of(tx, id).await?;
+    expect.check(&|| show(op, &current, &embedded), current.updated_on)?;
     // The shops to tell, as they were before the product's rows go.
-    let shops = parts.shop_ids.to_vec();
-    let variant_ids: Vec<i64> = parts.variants.iter().map(|v| v.id).collect();
+    let shops = embedded.shop_ids.to_vec();
+    let variant_ids: Vec<i64> = embedded.variants.iter().map(|v| v.id).collect();
     price_lists::forget_variants(tx, &variant_ids, op.now).await?;
     collections::forget_product(tx, id).await?;
     product_types::recount(tx, current.product_type_id, None).await?;
     products::delete(tx, &current).await?;
     let deleted = FullProduct {
         product: current,
-        related,
+        embedded,
     };
     let shown = record(tx, op, topic::PRODUCTS_DELETED, &deleted, &shops).await?;
     Ok(Shown::new(deleted, shown))
@@ -384,19 +376,19 @@ async fn reload_and_record(
 
 /// The product as its tenant reads it now, inside the transaction.
 async fn reload(tx: &mut Tx, tenant: Tenant, id: i64) -> ServiceResult<FullProduct> {
-    let product = products::find(&mut *tx, &products::CatalogScope::Tenant(tenant), id)
-        .await?
-        .ok_or_else(|| {
-            ServiceError::internal(format!("product {id}, just written, is not found"))
-        })?;
-    let related = Related::load_in(tx, &product).await?;
-    Ok(FullProduct { product, related })
+    let (product, embedded) =
+        products::find_full(&mut *tx, &products::CatalogScope::Tenant(tenant), id)
+            .await?
+            .ok_or_else(|| {
+                ServiceError::internal(format!("product {id}, just written, is not found"))
+            })?;
+    Ok(FullProduct { product, embedded })
 }
 
 /// The product as a GET by the actor shows it.
-fn show(op: Op<'_>, product: &Product, parts: Parts<'_>) -> Value {
+fn show(op: Op<'_>, product: &Product, embedded: &Embedded) -> Value {
     op.present()
-        .product(op.actor.scopes, op.actor.tenant, product, parts)
+        .product(op.actor.scopes, op.actor.tenant, product, embedded)
 }
 
 /// Records a catalog event about a product, heard in `shops`, with the product as a GET
@@ -409,7 +401,7 @@ async fn record(
     shops: &[i64],
 ) -> ServiceResult<Value> {
     let product = &written.product;
-    let doc = show(op, product, written.parts());
+    let doc = show(op, product, &written.embedded);
     let change = Change::of_catalog(
         topic,
         (product.account_id, product.seller_id),

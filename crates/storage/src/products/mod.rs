@@ -2,6 +2,7 @@
 //! search document, and the per-seller counts that answer an unfiltered list's total
 //! without counting rows.
 
+mod embedded;
 mod filter;
 
 use std::collections::HashMap;
@@ -11,13 +12,14 @@ use domain::catalog::collection::SortOrder;
 use domain::catalog::product::{ProductStatus, tag_key};
 use serde_json::{Map, Value};
 
+pub use embedded::Embedded;
 pub use filter::{CatalogScope, ProductFilter, ShopRef};
 
 use filter::Total;
 
 use crate::Tenant;
-use crate::db::{Database, Exec, Tx};
-use crate::error::Result;
+use crate::db::{Backend, Database, Exec, Tx};
+use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
 use crate::tenant_rows::{self, TenantTable};
@@ -327,15 +329,53 @@ pub async fn find<'a>(
     id: i64,
 ) -> Result<Option<Product>> {
     let exec = exec.into();
-    let backend = match &exec {
-        Exec::Db(db) => db.backend(),
-        Exec::Tx(tx) => tx.backend(),
-    };
-    let mut f = filter::conditions(backend, scope, &ProductFilter::default());
+    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
     f.eq("id", Arg::Int(id));
     let sql = format!("SELECT {} FROM products{}", columns!(), f.where_sql());
     let mut rows = fetch_all_bound!(exec, Product, sql, f.args())?;
     Ok(rows.pop())
+}
+
+/// A product the scope may see, with what its representation embeds (one statement).
+pub async fn find_full<'a>(
+    exec: impl Into<Exec<'a>>,
+    scope: &CatalogScope,
+    id: i64,
+) -> Result<Option<(Product, Embedded)>> {
+    let exec = exec.into();
+    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
+    f.eq("id", Arg::Int(id));
+    let sql = format!(
+        "SELECT {} FROM products{}",
+        full_columns(exec.backend()),
+        f.where_sql()
+    );
+    let rows = fetch_all_bound!(exec, embedded::Row, sql, f.args())?;
+    rows.into_iter()
+        .next()
+        .map(embedded::Row::decode)
+        .transpose()
+}
+
+/// What a product's representation embeds, for a product the caller already holds.
+pub async fn embedded_of(tx: &mut Tx, product_id: i64) -> Result<Embedded> {
+    let sql = format!(
+        "SELECT {} FROM products WHERE id = $1",
+        full_columns(tx.backend())
+    );
+    let row = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, embedded::Row>(sqlx::AssertSqlSafe(sql))
+            .bind(product_id)
+            .fetch_optional(c)
+            .await
+    })?;
+    let row = row.ok_or_else(|| Error::Corrupt(format!("product {product_id} is gone")))?;
+    Ok(row.decode()?.1)
+}
+
+/// A product row's columns followed by its embedded relations' (see `embedded`).
+fn full_columns(backend: Backend) -> String {
+    format!("{}, {}", columns!(), embedded::columns(backend))
 }
 
 /// Reads a product of the tenant and holds it against concurrent writers until the
@@ -350,22 +390,38 @@ pub async fn find_held(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Pr
     tenant_rows::find_locked(tx, "products", columns!(), tenant, id, " FOR KEY SHARE").await
 }
 
-/// A page of the products the scope sees under `filter`, and their total.
+/// A page of the products the scope sees under `filter`, with what they embed, and their
+/// total.
 pub async fn list(
     db: &Database,
     scope: &CatalogScope,
     filter: &ProductFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<Product>, u64)> {
+) -> Result<(Vec<(Product, Embedded)>, u64)> {
+    let (rows, total) = list_rows(db, scope, filter, sort, window).await?;
+    let rows = rows
+        .into_iter()
+        .map(embedded::Row::decode)
+        .collect::<Result<_>>()?;
+    Ok((rows, total))
+}
+
+async fn list_rows(
+    db: &Database,
+    scope: &CatalogScope,
+    filter: &ProductFilter,
+    sort: Sort,
+    window: Window,
+) -> Result<(Vec<embedded::Row>, u64)> {
     let f = filter::conditions(db.backend(), scope, filter);
-    let sql = deferred_list_sql(columns!(), "products", &f, sort, window);
+    let sql = deferred_list_sql(&full_columns(db.backend()), "products", &f, sort, window);
     let total_by = match scope {
         CatalogScope::Tenant(_) => filter.total(),
         CatalogScope::Public(_) => Total::Rows,
     };
     if total_by == Total::Rows {
-        return fetch_list!(Exec::Db(db), Product, sql, f);
+        return fetch_list!(Exec::Db(db), embedded::Row, sql, f);
     }
     let total = async {
         match (scope, &filter.tags) {
@@ -374,7 +430,14 @@ pub async fn list(
         }
     };
     let (rows, total) = tokio::try_join!(
-        async { Ok(fetch_all_bound!(Exec::Db(db), Product, sql.page, f.args())?) },
+        async {
+            Ok(fetch_all_bound!(
+                Exec::Db(db),
+                embedded::Row,
+                sql.page,
+                f.args()
+            )?)
+        },
         total,
     )?;
     Ok((rows, total))
@@ -523,7 +586,7 @@ pub async fn list_in_collection(
     collection_id: i64,
     order: SortOrder,
     window: Window,
-) -> Result<Vec<Product>> {
+) -> Result<Vec<(Product, Embedded)>> {
     let order_by = match order {
         SortOrder::Manual => "cp.position ASC, products.id ASC",
         SortOrder::TitleAsc => "products.title ASC, products.id ASC",
@@ -536,15 +599,15 @@ pub async fn list_in_collection(
     let sql = format!(
         "SELECT {} FROM products JOIN collection_products cp ON cp.product_id = products.id \
          WHERE cp.collection_id = $1 ORDER BY {order_by} LIMIT {} OFFSET {}",
-        columns!(),
+        full_columns(db.backend()),
         window.limit,
         window.offset
     );
-    with_conn!(Exec::Db(db), |c| {
-        sqlx::query_as::<_, Product>(sqlx::AssertSqlSafe(sql))
+    let rows = with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, embedded::Row>(sqlx::AssertSqlSafe(sql))
             .bind(collection_id)
             .fetch_all(c)
             .await
-    })
-    .map_err(Into::into)
+    })?;
+    rows.into_iter().map(embedded::Row::decode).collect()
 }

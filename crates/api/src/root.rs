@@ -95,6 +95,6 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
             "shops",
             shops.iter().map(|s| shop_resource(urls, auth.scopes, s)),
         )
-        .into_value(urls.curies());
+        .into_json(urls.curies());
     Ok(Hal::ok(doc, state.clock.now()))
 }

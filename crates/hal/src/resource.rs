@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::link::{Curie, Link};
 use crate::rel::RelDef;
@@ -35,15 +35,31 @@ impl Curies {
     }
 }
 
-/// A HAL resource under construction. Curies are collected from the namespaced links of
-/// the resource and of everything embedded in it, and emitted once, at the top level.
+/// A HAL resource under construction, written as JSON as it is built: properties, links
+/// and embedded resources each go straight into a buffer of their own, so that a document
+/// is serialised once, from typed values, with no tree of `Value`s in between. Curies are
+/// collected from the namespaced links of the resource and of everything embedded in it,
+/// and emitted once, at the top level.
 #[derive(Clone, Debug, Default)]
 pub struct Resource {
     class: Vec<String>,
-    properties: Map<String, Value>,
-    links: Map<String, Value>,
-    embedded: Map<String, Value>,
+    /// Object members, comma-separated, without the braces.
+    properties: Vec<u8>,
+    links: Vec<u8>,
+    embedded: Vec<u8>,
     namespaces: BTreeSet<&'static str>,
+    /// Every member name so far, to catch a name given twice (which JSON readers would
+    /// resolve differently).
+    #[cfg(debug_assertions)]
+    names: Vec<(Part, String)>,
+}
+
+#[cfg(debug_assertions)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Part {
+    Properties,
+    Links,
+    Embedded,
 }
 
 impl Resource {
@@ -64,15 +80,38 @@ impl Resource {
     /// When `props` does not serialise to a JSON object: a programming error in a
     /// representation type, never a consequence of input.
     pub fn with_properties<T: Serialize + ?Sized>(mut self, props: &T) -> Self {
-        match serde_json::to_value(props) {
-            Ok(Value::Object(map)) => self.properties.extend(map),
-            other => panic!("a representation must serialise to a JSON object, got {other:?}"),
+        let buffer = &mut self.properties;
+        let had_members = !buffer.is_empty();
+        let start = buffer.len();
+        serde_json::to_writer(&mut *buffer, props).expect("representations serialise to JSON");
+        let object = &buffer[start..];
+        assert!(
+            object.first() == Some(&b'{') && object.last() == Some(&b'}'),
+            "a representation must serialise to a JSON object, got {}",
+            String::from_utf8_lossy(object)
+        );
+        buffer.pop();
+        if buffer.len() == start + 1 {
+            // `{}`: no members to add.
+            buffer.truncate(start);
+        } else if had_members {
+            buffer[start] = b',';
+        } else {
+            buffer.remove(start);
+        }
+        #[cfg(debug_assertions)]
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(props) {
+            for name in map.keys() {
+                self.note_name(Part::Properties, name);
+            }
         }
         self
     }
 
-    pub fn property(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.properties.insert(key.to_owned(), value.into());
+    pub fn property(mut self, key: &str, value: impl Serialize) -> Self {
+        #[cfg(debug_assertions)]
+        self.note_name(Part::Properties, key);
+        member(&mut self.properties, key, &value);
         self
     }
 
@@ -86,14 +125,19 @@ impl Resource {
         if link.title.is_none() {
             link.title = Some(registered_title(rel).into());
         }
-        self.links.insert(rel.to_owned(), to_value(&link));
+        #[cfg(debug_assertions)]
+        self.note_name(Part::Links, rel);
+        member(&mut self.links, rel, &link);
         self
     }
 
     /// A namespaced relation from the registry.
     pub fn rel(mut self, def: &'static RelDef, href: impl Into<String>) -> Self {
         self.namespaces.insert(def.namespace);
-        self.links.insert(def.rel(), to_value(&def.link(href)));
+        let rel = def.rel();
+        #[cfg(debug_assertions)]
+        self.note_name(Part::Links, &rel);
+        member(&mut self.links, &rel, &def.link(href));
         self
     }
 
@@ -112,44 +156,99 @@ impl Resource {
     }
 
     pub fn embed(mut self, name: &str, resource: Resource) -> Self {
-        let value = self.absorb(resource);
-        self.embedded.insert(name.to_owned(), value);
+        #[cfg(debug_assertions)]
+        self.note_name(Part::Embedded, name);
+        begin_member(&mut self.embedded, name);
+        self.absorb(resource);
         self
     }
 
     /// Embeds a list under `name`; the key is present even when the list is empty.
     pub fn embed_all(mut self, name: &str, resources: impl IntoIterator<Item = Resource>) -> Self {
-        let values: Vec<Value> = resources.into_iter().map(|r| self.absorb(r)).collect();
-        self.embedded.insert(name.to_owned(), Value::Array(values));
+        #[cfg(debug_assertions)]
+        self.note_name(Part::Embedded, name);
+        begin_member(&mut self.embedded, name);
+        self.embedded.push(b'[');
+        for (i, resource) in resources.into_iter().enumerate() {
+            if i > 0 {
+                self.embedded.push(b',');
+            }
+            self.absorb(resource);
+        }
+        self.embedded.push(b']');
         self
     }
 
-    /// The finished document, with `_links.curies` for every namespace it uses.
-    pub fn into_value(self, curies: &Curies) -> Value {
+    /// The finished document as JSON text, with `_links.curies` for every namespace it
+    /// uses.
+    pub fn into_json(self, curies: &Curies) -> Vec<u8> {
         let curie_list: Vec<Curie> = self.namespaces.iter().map(|ns| curies.curie(ns)).collect();
-        let mut object = self.into_object();
-        if let Some(Value::Object(links)) = object.get_mut("_links") {
-            links.insert("curies".to_owned(), to_value(&curie_list));
-        }
-        Value::Object(object)
-    }
-
-    fn absorb(&mut self, child: Resource) -> Value {
-        self.namespaces.extend(child.namespaces.iter().copied());
-        Value::Object(child.into_object())
-    }
-
-    fn into_object(self) -> Map<String, Value> {
-        let mut object = self.properties;
-        object.insert(
-            "_class".to_owned(),
-            Value::Array(self.class.into_iter().map(Value::String).collect()),
+        let mut out = Vec::with_capacity(
+            self.properties.len() + self.links.len() + self.embedded.len() + 256,
         );
-        object.insert("_links".to_owned(), Value::Object(self.links));
-        // Present even when empty: clients read `_embedded` without checking for it.
-        object.insert("_embedded".to_owned(), Value::Object(self.embedded));
-        object
+        self.write_object(&mut out, Some(&curie_list));
+        out
     }
+
+    /// The finished document as a JSON value (see `into_json`).
+    pub fn into_value(self, curies: &Curies) -> Value {
+        serde_json::from_slice(&self.into_json(curies)).expect("a built resource is valid JSON")
+    }
+
+    /// Writes `child` as the value of the member begun last in `embedded`.
+    fn absorb(&mut self, child: Resource) {
+        self.namespaces.extend(child.namespaces.iter().copied());
+        let mut embedded = std::mem::take(&mut self.embedded);
+        child.write_object(&mut embedded, None);
+        self.embedded = embedded;
+    }
+
+    fn write_object(&self, out: &mut Vec<u8>, curies: Option<&[Curie]>) {
+        out.push(b'{');
+        out.extend_from_slice(&self.properties);
+        if !self.properties.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"_class\":");
+        serde_json::to_writer(&mut *out, &self.class).expect("strings serialise");
+        out.extend_from_slice(b",\"_links\":{");
+        out.extend_from_slice(&self.links);
+        if let Some(curies) = curies {
+            if !self.links.is_empty() {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"\"curies\":");
+            serde_json::to_writer(&mut *out, curies).expect("curies serialise");
+        }
+        // Present even when empty: clients read `_embedded` without checking for it.
+        out.extend_from_slice(b"},\"_embedded\":{");
+        out.extend_from_slice(&self.embedded);
+        out.extend_from_slice(b"}}");
+    }
+
+    #[cfg(debug_assertions)]
+    fn note_name(&mut self, part: Part, name: &str) {
+        assert!(
+            !self.names.iter().any(|(p, n)| *p == part && n == name),
+            "{name:?} is given twice in a resource's {part:?}"
+        );
+        self.names.push((part, name.to_owned()));
+    }
+}
+
+/// Appends `"name":` to an object's members, after a comma when it has some already.
+fn begin_member(buffer: &mut Vec<u8>, name: &str) {
+    if !buffer.is_empty() {
+        buffer.push(b',');
+    }
+    serde_json::to_writer(&mut *buffer, name).expect("strings serialise");
+    buffer.push(b':');
+}
+
+/// Appends `"name":value` to an object's members.
+fn member<T: Serialize + ?Sized>(buffer: &mut Vec<u8>, name: &str, value: &T) {
+    begin_member(buffer, name);
+    serde_json::to_writer(&mut *buffer, value).expect("HAL values serialise to JSON");
 }
 
 /// The title of a registered relation's link.
@@ -165,10 +264,6 @@ fn registered_title(rel: &str) -> &'static str {
         "collection" => "The list this belongs to",
         _ => "A related resource",
     }
-}
-
-fn to_value<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("links serialise to JSON")
 }
 
 #[cfg(test)]
@@ -221,6 +316,42 @@ mod tests {
             seller["_links"].get("curies").is_none(),
             "curies only at the top"
         );
+    }
+
+    #[test]
+    fn writes_members_in_order_with_one_separator_each() {
+        #[derive(Serialize)]
+        struct Empty {}
+        #[derive(Serialize)]
+        struct Named<'a> {
+            name: &'a str,
+        }
+        let child = Resource::new(["c"]).with_properties(&Empty {});
+        let json = Resource::new(["a", "b"])
+            .with_properties(&Empty {})
+            .with_properties(&Named { name: "q\"uote" })
+            .property("n", 1)
+            .rel(&SELLER, "/s/1")
+            .embed_all("none", Vec::new())
+            .embed_all("two", [child.clone(), child])
+            .into_json(&Curies::new("/d"));
+        assert_eq!(
+            String::from_utf8(json).unwrap(),
+            concat!(
+                r#"{"name":"q\"uote","n":1,"_class":["a","b"],"#,
+                r#""_links":{"sellers:seller":{"href":"/s/1","templated":false,"method":"get","title":"Seller"},"#,
+                r#""curies":[{"name":"sellers","href":"/d/sellers/{rel}","templated":true,"title":"The sellers relations"}]},"#,
+                r#""_embedded":{"none":[],"two":["#,
+                r#"{"_class":["c"],"_links":{},"_embedded":{}},{"_class":["c"],"_links":{},"_embedded":{}}]}}"#
+            )
+        );
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "given twice")]
+    fn a_name_given_twice_is_a_programming_error() {
+        let _ = Resource::new(["a"]).property("id", 1).property("id", 2);
     }
 
     #[test]

@@ -78,7 +78,7 @@ async fn show(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let doc =
-        asset_resource(&state.urls, auth.scopes, &view, &asset).into_value(state.urls.curies());
+        asset_resource(&state.urls, auth.scopes, &view, &asset).into_json(state.urls.curies());
     Ok(Hal::ok(doc, asset.updated_on))
 }
 

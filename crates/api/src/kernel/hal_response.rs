@@ -11,16 +11,35 @@ pub const HAL_JSON: &str = "application/hal+json; charset=utf-8";
 
 pub struct Hal {
     status: StatusCode,
-    body: Value,
+    body: Document,
     last_modified: Option<Timestamp>,
     location: Option<String>,
 }
 
+/// A response's document: a value, or JSON text a resource was written as (see
+/// `hal::Resource::into_json`).
+pub enum Document {
+    Value(Value),
+    Json(Vec<u8>),
+}
+
+impl From<Value> for Document {
+    fn from(value: Value) -> Self {
+        Document::Value(value)
+    }
+}
+
+impl From<Vec<u8>> for Document {
+    fn from(json: Vec<u8>) -> Self {
+        Document::Json(json)
+    }
+}
+
 impl Hal {
-    pub fn ok(body: Value, last_modified: Timestamp) -> Self {
+    pub fn ok(body: impl Into<Document>, last_modified: Timestamp) -> Self {
         Self {
             status: StatusCode::OK,
-            body,
+            body: body.into(),
             last_modified: Some(last_modified),
             location: None,
         }
@@ -29,7 +48,7 @@ impl Hal {
     pub fn created(body: Value, location: String, last_modified: Timestamp) -> Self {
         Self {
             status: StatusCode::CREATED,
-            body,
+            body: body.into(),
             last_modified: Some(last_modified),
             location: Some(location),
         }
@@ -51,7 +70,10 @@ pub fn parse_http_date(value: &HeaderValue) -> Option<Timestamp> {
 
 impl IntoResponse for Hal {
     fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&self.body).expect("HAL documents serialise");
+        let body = match self.body {
+            Document::Value(value) => serde_json::to_vec(&value).expect("HAL documents serialise"),
+            Document::Json(json) => json,
+        };
         let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON));

@@ -133,7 +133,7 @@ impl ListRequest {
         let items = rows.iter().map(render).collect();
         let doc = self
             .envelope(&state.urls.api(path), total, items)
-            .into_value(state.urls.curies());
+            .into_json(state.urls.curies());
         Hal::ok(doc, state.clock.now())
     }
 

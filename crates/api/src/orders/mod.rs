@@ -129,7 +129,7 @@ async fn show(
         .await?;
     let lines = orders::lines_of(&state.db, &[id]).await?;
     let doc =
-        order_resource(&state.urls, auth.scopes, &order, &lines).into_value(state.urls.curies());
+        order_resource(&state.urls, auth.scopes, &order, &lines).into_json(state.urls.curies());
     Ok(Hal::ok(doc, order.updated_on))
 }
 

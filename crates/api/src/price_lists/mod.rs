@@ -12,7 +12,6 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
 use domain::catalog::pricing::{PriceListKind, PriceListStatus};
-use serde_json::Value;
 use services::price_lists::input::{NewPriceList, PriceListChanges};
 use services::price_lists::{self as operations};
 use storage::price_lists::{self, PriceList, PriceListFilter};
@@ -130,6 +129,6 @@ async fn remove(
 }
 
 /// A price list as the principal's GET shows it.
-fn document(state: &AppState, auth: &Auth, list: &PriceList) -> Value {
-    price_list_resource(&state.urls, auth.scopes, list).into_value(state.urls.curies())
+fn document(state: &AppState, auth: &Auth, list: &PriceList) -> Vec<u8> {
+    price_list_resource(&state.urls, auth.scopes, list).into_json(state.urls.curies())
 }

@@ -8,7 +8,6 @@ mod representation;
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
-use serde_json::Value;
 use services::product_types::input::{NewProductType, ProductTypeChanges};
 use services::product_types::{self as operations};
 use storage::product_types::{self, ProductType, ProductTypeFilter};
@@ -118,6 +117,6 @@ async fn delete(
 }
 
 /// A type as the principal's GET shows it.
-fn document(state: &AppState, auth: &Auth, product_type: &ProductType) -> Value {
-    product_type_resource(&state.urls, auth.scopes, product_type).into_value(state.urls.curies())
+fn document(state: &AppState, auth: &Auth, product_type: &ProductType) -> Vec<u8> {
+    product_type_resource(&state.urls, auth.scopes, product_type).into_json(state.urls.curies())
 }

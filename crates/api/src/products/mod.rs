@@ -140,7 +140,7 @@ async fn show(
     let view = CatalogView::resolve(&state, &auth, &QueryParams::parse(query.as_deref())).await?;
     let (product, embedded) = view.full_product(&state, id).await?;
     let doc = product_resource(&state.urls, auth.scopes, &view, &product, &embedded)
-        .into_value(state.urls.curies());
+        .into_json(state.urls.curies());
     Ok(Hal::ok(doc, product.updated_on))
 }
 

@@ -78,6 +78,6 @@ async fn show(
         Vec::new()
     };
     let doc = seller_resource(&state.urls, &auth, &seller, Some(shops.iter()))
-        .into_value(state.urls.curies());
+        .into_json(state.urls.curies());
     Ok(Hal::ok(doc, seller.updated_on))
 }

@@ -8,7 +8,6 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
 use domain::shop::Storefront;
-use serde_json::Value;
 use services::shops::input::{NewShop, ShopChanges};
 use services::shops::{self as operations};
 use storage::shops::{self, Shop, ShopFilter};
@@ -105,6 +104,6 @@ async fn update(
 }
 
 /// A shop as the principal's GET shows it.
-fn document(state: &AppState, auth: &Auth, shop: &Shop) -> Value {
-    shop_resource(&state.urls, auth.scopes, shop).into_value(state.urls.curies())
+fn document(state: &AppState, auth: &Auth, shop: &Shop) -> Vec<u8> {
+    shop_resource(&state.urls, auth.scopes, shop).into_json(state.urls.curies())
 }

@@ -64,7 +64,7 @@ async fn show(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let doc =
-        variant_resource(&state.urls, auth.scopes, &view, &variant).into_value(state.urls.curies());
+        variant_resource(&state.urls, auth.scopes, &view, &variant).into_json(state.urls.curies());
     Ok(Hal::ok(doc, variant.updated_on))
 }
 

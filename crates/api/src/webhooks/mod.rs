@@ -16,7 +16,6 @@ use domain::{Scope, Timestamp, topic};
 use hal::{Link, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
 use services::webhooks::input::{NewSubscription, ReplayInput, Rotation, SubscriptionChanges};
 use services::webhooks::{self as operations, Config};
 use storage::shops::{self};
@@ -305,8 +304,8 @@ async fn rotate_secret(
 }
 
 /// A webhook as the principal's GET shows it.
-fn document(state: &AppState, auth: &Auth, webhook: &Webhook) -> Value {
-    webhook_resource(&state.urls, auth.scopes, webhook, None).into_value(state.urls.curies())
+fn document(state: &AppState, auth: &Auth, webhook: &Webhook) -> Vec<u8> {
+    webhook_resource(&state.urls, auth.scopes, webhook, None).into_json(state.urls.curies())
 }
 
 /// The properties of the list of topics.

@@ -25,7 +25,7 @@ impl ListPage {
 /// A list resource `_class: ["results", name]` with `self`, `first`, `last` and, where they
 /// exist, `prev` and `next`. `href_for` builds the address of a given page.
 pub fn list_resource(
-    name: &str,
+    name: &'static str,
     page: ListPage,
     items: Vec<Resource>,
     href_for: impl Fn(u64) -> String,

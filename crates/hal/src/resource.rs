@@ -1,5 +1,6 @@
 //! Building HAL resources: properties, `_class`, `_links` (with curies) and `_embedded`.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -42,7 +43,7 @@ impl Curies {
 /// and emitted once, at the top level.
 #[derive(Clone, Debug, Default)]
 pub struct Resource {
-    class: Vec<String>,
+    class: Vec<Cow<'static, str>>,
     /// Object members, comma-separated, without the braces.
     properties: Vec<u8>,
     links: Vec<u8>,
@@ -66,7 +67,7 @@ impl Resource {
     pub fn new<I, S>(class: I) -> Self
     where
         I: IntoIterator<Item = S>,
-        S: Into<String>,
+        S: Into<Cow<'static, str>>,
     {
         Self {
             class: class.into_iter().map(Into::into).collect(),
@@ -134,10 +135,26 @@ impl Resource {
     /// A namespaced relation from the registry.
     pub fn rel(mut self, def: &'static RelDef, href: impl Into<String>) -> Self {
         self.namespaces.insert(def.namespace);
-        let rel = def.rel();
         #[cfg(debug_assertions)]
-        self.note_name(Part::Links, &rel);
-        member(&mut self.links, &rel, &def.link(href));
+        self.note_name(Part::Links, &def.rel());
+        // `"namespace:name":`, written without building the rel (names are lower snake
+        // case: `RelRegistry::check` refuses any other).
+        debug_assert!(
+            (def.namespace.bytes().chain(def.name.bytes()))
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "rel {} needs escaping",
+            def.rel()
+        );
+        let buffer = &mut self.links;
+        if !buffer.is_empty() {
+            buffer.push(b',');
+        }
+        buffer.push(b'"');
+        buffer.extend_from_slice(def.namespace.as_bytes());
+        buffer.push(b':');
+        buffer.extend_from_slice(def.name.as_bytes());
+        buffer.extend_from_slice(b"\":");
+        serde_json::to_writer(&mut *buffer, &def.link(href)).expect("links serialise to JSON");
         self
     }
 
@@ -183,9 +200,7 @@ impl Resource {
     /// uses.
     pub fn into_json(self, curies: &Curies) -> Vec<u8> {
         let curie_list: Vec<Curie> = self.namespaces.iter().map(|ns| curies.curie(ns)).collect();
-        let mut out = Vec::with_capacity(
-            self.properties.len() + self.links.len() + self.embedded.len() + 256,
-        );
+        let mut out = Vec::with_capacity(self.written_len() + 128 * curie_list.len());
         self.write_object(&mut out, Some(&curie_list));
         out
     }
@@ -198,6 +213,7 @@ impl Resource {
     /// Writes `child` as the value of the member begun last in `embedded`.
     fn absorb(&mut self, child: Resource) {
         self.namespaces.extend(child.namespaces.iter().copied());
+        self.embedded.reserve(child.written_len());
         let mut embedded = std::mem::take(&mut self.embedded);
         child.write_object(&mut embedded, None);
         self.embedded = embedded;
@@ -224,6 +240,11 @@ impl Resource {
         out.extend_from_slice(b"},\"_embedded\":{");
         out.extend_from_slice(&self.embedded);
         out.extend_from_slice(b"}}");
+    }
+
+    /// About how long `write_object` makes the resource.
+    fn written_len(&self) -> usize {
+        self.properties.len() + self.links.len() + self.embedded.len() + 64
     }
 
     #[cfg(debug_assertions)]

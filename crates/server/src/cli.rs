@@ -500,6 +500,9 @@ async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
     } else {
         None
     };
+    // Watched before anyone is told where to connect, so that a signal sent as soon as
+    // the address is printed stops the server gracefully.
+    let terminated = serve::termination_signal();
     let server = serve::start_with(db, &config).await?;
     if let Some(data) = &demo {
         print_demo(data, Some(&server.public_url));
@@ -508,7 +511,7 @@ async fn serve_command(config: ServeConfig) -> anyhow::Result<()> {
         "commerce listening on http://{} (public URL {})",
         server.addr, server.public_url
     );
-    serve::termination_signal().await;
+    terminated.await;
     tracing::info!("shutting down: finishing requests in flight");
     server.shutdown().await
 }

@@ -319,26 +319,32 @@ fn public_host(addr: SocketAddr) -> String {
     }
 }
 
-/// Resolves on SIGTERM or SIGINT.
-pub async fn termination_signal() {
-    let interrupt = tokio::signal::ctrl_c();
+/// Watches for SIGTERM and SIGINT from now on (a signal that comes before the answer is
+/// first awaited still counts): resolves on either.
+pub fn termination_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
-        let mut terminate = match tokio::signal::unix::signal(
-            tokio::signal::unix::SignalKind::terminate(),
-        ) {
-            Ok(s) => s,
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot watch SIGTERM; only SIGINT stops the server");
-                let _ = interrupt.await;
-                return;
+        use tokio::signal::unix::{SignalKind, signal};
+        let watched = signal(SignalKind::terminate()).and_then(|terminate| {
+            signal(SignalKind::interrupt()).map(|interrupt| (terminate, interrupt))
+        });
+        async move {
+            match watched {
+                Ok((mut terminate, mut interrupt)) => {
+                    tokio::select! {
+                        _ = terminate.recv() => {}
+                        _ = interrupt.recv() => {}
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "cannot watch signals; only SIGINT stops the server");
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-        };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
         }
     }
     #[cfg(not(unix))]
-    let _ = interrupt.await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

@@ -33,6 +33,19 @@ pub struct Run {
     pub peak_memory: Option<u64>,
 }
 
+impl Run {
+    /// The measured scenarios, with the largest peak among them and `earlier`.
+    fn of(scenarios: Vec<Measured>, earlier: Option<u64>) -> Self {
+        Self {
+            peak_memory: scenarios
+                .iter()
+                .map(|m| m.peak_memory)
+                .fold(earlier, Option::max),
+            scenarios,
+        }
+    }
+}
+
 struct Scenario {
     name: &'static str,
     baseline: &'static str,
@@ -84,13 +97,7 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     // What starting, seeding and the probes took, before the first reset.
     let startup_peak = server.peak_memory();
     let measured = measure(server, &api, scenarios, args).await?;
-    Ok(Run {
-        peak_memory: measured
-            .iter()
-            .map(|m| m.peak_memory)
-            .fold(startup_peak, Option::max),
-        scenarios: measured,
-    })
+    Ok(Run::of(measured, startup_peak))
 }
 
 /// The catalog's scenarios on a catalog of `size` generated products (ids 1 to `size`):
@@ -145,13 +152,7 @@ pub async fn run_catalog(
         ),
     ];
     let measured = measure(server, &api, scenarios, args).await?;
-    Ok(Run {
-        peak_memory: measured
-            .iter()
-            .map(|m| m.peak_memory)
-            .fold(None, Option::max),
-        scenarios: measured,
-    })
+    Ok(Run::of(measured, None))
 }
 
 /// The storefront's list pages of 20 and 50 on a catalog of `STOREFRONT_PRODUCTS`, read
@@ -212,13 +213,7 @@ pub async fn run_storefront(server: &Server, demo: &DemoData, args: &Args) -> Re
         }
     }
     let measured = measure_with(server, &client, scenarios, args).await?;
-    Ok(Run {
-        peak_memory: measured
-            .iter()
-            .map(|m| m.peak_memory)
-            .fold(None, Option::max),
-        scenarios: measured,
-    })
+    Ok(Run::of(measured, None))
 }
 
 fn client(args: &Args) -> Result<Client> {

@@ -179,22 +179,54 @@ pub struct Claim {
     pub more: bool,
 }
 
+/// What a claim looks at, and how long it holds what it takes.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimTerms {
+    pub now: Timestamp,
+    pub lease_until: Timestamp,
+    /// Due deliveries looked at, at most.
+    pub scan: i64,
+    /// Deliveries about one resource of an ordered subscription taken at most, its oldest
+    /// pending one included.
+    pub sequence: i64,
+}
+
+/// A due delivery as a claim first sees it.
+#[derive(sqlx::FromRow)]
+struct Candidate {
+    id: i64,
+    webhook_id: i64,
+    resource_key: String,
+    next_attempt_on: i64,
+    lease_expires_on: Option<i64>,
+}
+
 /// Looks at up to `scan` due deliveries of active, unpaused subscriptions (none of
 /// `full`'s), in due order, and leases to `node` until `lease_until` those that `take`
 /// accepts (asked in that order, with the subscription's id): the rest stay as they were,
-/// so a claim never takes what it would have to give back. A per-resource subscription's
-/// delivery waits while an earlier one about the same resource is pending. A delivery
-/// whose earlier claim ran out unrecorded may have been sent: that attempt goes into the
-/// history as interrupted, and the next one carries the following number.
+/// so a claim never takes what it would have to give back.
+///
+/// A per-resource subscription's delivery waits while an earlier one about the same
+/// resource is pending. When the oldest is taken, the due ones after it are taken with
+/// it, in order, up to `sequence` (and as `take` allows): nothing else can take them
+/// while it is pending, and they go out in order behind it. Only an oldest pending
+/// delivery starts a sequence, so a resource has at most one, on one node.
+///
+/// A delivery whose earlier claim ran out unrecorded may have been sent: that attempt
+/// goes into the history as interrupted, and the next one carries the following number.
 pub async fn claim(
     db: &Database,
     node: &str,
-    now: Timestamp,
-    lease_until: Timestamp,
-    scan: i64,
+    terms: ClaimTerms,
     full: &[i64],
     mut take: impl FnMut(i64) -> bool,
 ) -> Result<Claim> {
+    let ClaimTerms {
+        now,
+        lease_until,
+        scan,
+        sequence,
+    } = terms;
     // The due index answers in order and the scan stops at the limit; `OFFSET 0` keeps
     // PostgreSQL from turning the subscription check into a join.
     let (lock, fence) = match db.backend() {
@@ -212,7 +244,9 @@ pub async fn claim(
         )
     };
     let sql = format!(
-        "SELECT d.id, d.webhook_id, d.lease_expires_on FROM webhook_deliveries d \
+        "SELECT d.id, d.webhook_id, d.resource_key, d.next_attempt_on, d.lease_expires_on, \
+         (SELECT w.ordering FROM webhooks w WHERE w.id = d.webhook_id) AS ordering \
+         FROM webhook_deliveries d \
          WHERE d.status = 'pending' AND d.next_attempt_on <= {at} \
          AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) {excluded}\
          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
@@ -225,17 +259,52 @@ pub async fn claim(
     );
     // Planned on the due index (see `begin_lease_work`).
     let mut tx = db.begin_lease_work().await?;
-    let scanned: Vec<(i64, i64, Option<i64>)> = with_conn!(Exec::Tx(&mut tx), |c| {
-        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
-            .fetch_all(c)
-            .await
-    })?;
-    let more = i64::try_from(scanned.len()).unwrap_or(i64::MAX) >= scan;
-    let picked: Vec<(i64, Option<i64>)> = scanned
-        .into_iter()
-        .filter(|(_, webhook_id, _)| take(*webhook_id))
-        .map(|(id, _, lease)| (id, lease))
-        .collect();
+    let scanned: Vec<(i64, i64, String, i64, Option<i64>, String)> =
+        with_conn!(Exec::Tx(&mut tx), |c| {
+            crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+                .fetch_all(c)
+                .await
+        })?;
+    let mut more = i64::try_from(scanned.len()).unwrap_or(i64::MAX) >= scan;
+    // Each taken delivery with where it goes in the claim: its due time and the oldest
+    // delivery of its sequence.
+    let mut picked: Vec<(Candidate, (i64, i64))> = Vec::new();
+    let mut heads: Vec<Candidate> = Vec::new();
+    for (id, webhook_id, resource_key, next_attempt_on, lease_expires_on, ordering) in scanned {
+        if !take(webhook_id) {
+            continue;
+        }
+        let candidate = Candidate {
+            id,
+            webhook_id,
+            resource_key,
+            next_attempt_on,
+            lease_expires_on,
+        };
+        if ordering == domain::webhook::Ordering::PerResource.as_str() && sequence > 1 {
+            heads.push(candidate);
+        } else {
+            picked.push((candidate, (next_attempt_on, id)));
+        }
+    }
+    for (head, followers) in followers_of(&mut tx, heads, sequence - 1).await? {
+        let place = (head.next_attempt_on, head.id);
+        let webhook_id = head.webhook_id;
+        let cut = i64::try_from(followers.len()).unwrap_or(i64::MAX) >= sequence - 1;
+        picked.push((head, place));
+        let mut complete = true;
+        for follower in followers {
+            let free = follower
+                .lease_expires_on
+                .is_none_or(|until| until <= now.as_micros());
+            if follower.next_attempt_on > now.as_micros() || !free || !take(webhook_id) {
+                complete = false;
+                break;
+            }
+            picked.push((follower, place));
+        }
+        more |= cut || !complete;
+    }
     if picked.is_empty() {
         tx.commit().await?;
         return Ok(Claim {
@@ -245,8 +314,8 @@ pub async fn claim(
     }
     let taken_over: Vec<i64> = picked
         .iter()
-        .filter(|(_, lease)| lease.is_some())
-        .map(|(id, _)| *id)
+        .filter(|(c, _)| c.lease_expires_on.is_some())
+        .map(|(c, _)| c.id)
         .collect();
     if !taken_over.is_empty() {
         let mut p = Params::new();
@@ -273,12 +342,59 @@ pub async fn claim(
         owner = p.bind(Arg::Text(node.to_owned())),
         until = p.bind(Arg::Int(lease_until.as_micros())),
         error = p.bind(Arg::Text(INTERRUPTED.to_owned())),
-        ids = p.bind_all(picked.iter().map(|(id, _)| Arg::Int(*id))),
+        ids = p.bind_all(picked.iter().map(|(c, _)| Arg::Int(c.id))),
     );
     let mut deliveries = fetch_all_bound!(Exec::Tx(&mut tx), Delivery, sql, p.args())?;
     tx.commit().await?;
-    deliveries.sort_by_key(|d| (d.next_attempt_on, d.id));
+    // Due order, with each sequence kept together and in order at its oldest's place.
+    let places: std::collections::HashMap<i64, (i64, i64)> =
+        picked.iter().map(|(c, place)| (c.id, *place)).collect();
+    deliveries.sort_by_key(|d| (places.get(&d.id).copied(), d.id));
     Ok(Claim { deliveries, more })
+}
+
+/// The pending deliveries after each of these oldest ones about the same resource, in
+/// order, up to `limit` each: one statement.
+async fn followers_of(
+    tx: &mut Tx,
+    heads: Vec<Candidate>,
+    limit: i64,
+) -> Result<Vec<(Candidate, Vec<Candidate>)>> {
+    if heads.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut p = Params::new();
+    let limit = p.bind(Arg::Int(limit));
+    let parts: Vec<String> = heads
+        .iter()
+        .enumerate()
+        .map(|(n, head)| {
+            format!(
+                "SELECT * FROM (SELECT id, webhook_id, resource_key, next_attempt_on, lease_expires_on \
+                 FROM webhook_deliveries WHERE webhook_id = {} AND resource_key = {} AND status = 'pending' \
+                 AND id > {} ORDER BY id LIMIT {limit}) AS f{n}",
+                p.bind(Arg::Int(head.webhook_id)),
+                p.bind(Arg::Text(head.resource_key.clone())),
+                p.bind(Arg::Int(head.id)),
+            )
+        })
+        .collect();
+    let sql = parts.join(" UNION ALL ");
+    let rows = fetch_all_bound!(Exec::Tx(tx), Candidate, sql, p.args())?;
+    let mut by_head: Vec<(Candidate, Vec<Candidate>)> =
+        heads.into_iter().map(|head| (head, Vec::new())).collect();
+    for row in rows {
+        if let Some((_, followers)) = by_head.iter_mut().find(|(head, _)| {
+            head.webhook_id == row.webhook_id && head.resource_key == row.resource_key
+        }) {
+            followers.push(row);
+        }
+    }
+    // UNION ALL keeps no order of its own.
+    for (_, followers) in &mut by_head {
+        followers.sort_by_key(|f| f.id);
+    }
+    Ok(by_head)
 }
 
 /// Gives claimed deliveries back without an attempt, unless their claim already ran out.

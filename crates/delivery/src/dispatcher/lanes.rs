@@ -5,7 +5,14 @@
 //! waits for a database round trip between attempts: a lane is refilled while it still
 //! has a share waiting.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// What waits in a lane.
+pub trait Queued {
+    /// The resource whose deliveries go out one at a time and in order, when the
+    /// subscription orders them per resource.
+    fn sequence(&self) -> Option<&str>;
+}
 
 pub struct Lanes<T> {
     lanes: HashMap<i64, Lane<T>>,
@@ -39,6 +46,9 @@ impl Quota {
 struct Lane<T> {
     sending: usize,
     waiting: VecDeque<T>,
+    /// Ordered resources with an attempt out and no successful answer yet: the next
+    /// delivery about each waits for it.
+    busy: HashSet<String>,
 }
 
 impl<T> Lane<T> {
@@ -47,7 +57,19 @@ impl<T> Lane<T> {
     }
 }
 
-impl<T> Lanes<T> {
+/// What an attempt's record means for its lane.
+pub struct Recorded<T> {
+    /// The lane may be refilled.
+    pub refill: bool,
+    /// A delivery about an ordered resource went through, and none about it waits or is
+    /// unanswered on this node: the resource's next deliveries may be claimable.
+    pub sequence_ended: bool,
+    /// The deliveries about the same ordered resource that waited behind an attempt that
+    /// failed: they go back, and wait in the database behind its retry.
+    pub held_back: Vec<T>,
+}
+
+impl<T: Queued> Lanes<T> {
     pub fn new(per_lane: usize, max_sending: usize) -> Self {
         Self {
             lanes: HashMap::new(),
@@ -70,7 +92,7 @@ impl<T> Lanes<T> {
     }
 
     /// What a lane holds at most: its share in flight and twice that waiting.
-    fn capacity(&self) -> usize {
+    pub fn capacity(&self) -> usize {
         3 * self.per_lane
     }
 
@@ -118,6 +140,7 @@ impl<T> Lanes<T> {
         let lane = self.lanes.entry(webhook).or_insert_with(|| Lane {
             sending: 0,
             waiting: VecDeque::new(),
+            busy: HashSet::new(),
         });
         if lane.held() >= capacity {
             return Err(item);
@@ -127,47 +150,107 @@ impl<T> Lanes<T> {
         Ok(())
     }
 
-    /// The waiting deliveries that may be sent now, marked as in flight; those that
-    /// `fresh` rejects (their claim runs out too soon) are dropped and answered apart.
+    /// The waiting deliveries that may be sent now, marked as in flight: in each lane, in
+    /// the order they came, but only one at a time about an ordered resource. Those that
+    /// `fresh` rejects (their claim runs out too soon) are dropped and answered apart,
+    /// with every later one about the same ordered resource, which must not overtake them.
     pub fn ready(&mut self, fresh: impl Fn(&T) -> bool) -> (Vec<(i64, T)>, Vec<T>) {
         let mut ready = Vec::new();
         let mut stale = Vec::new();
         for (id, lane) in &mut self.lanes {
-            while lane.sending < self.per_lane && self.sending < self.max_sending {
-                let Some(item) = lane.waiting.pop_front() else {
+            let mut kept = VecDeque::new();
+            let mut dropped: HashSet<String> = HashSet::new();
+            while let Some(item) = lane.waiting.pop_front() {
+                if self.sending >= self.max_sending || lane.sending >= self.per_lane {
+                    kept.push_back(item);
+                    kept.append(&mut lane.waiting);
                     break;
-                };
-                if fresh(&item) {
+                }
+                let sequence = item.sequence();
+                if sequence.is_some_and(|key| dropped.contains(key)) {
+                    self.held -= 1;
+                    stale.push(item);
+                } else if sequence.is_some_and(|key| lane.busy.contains(key)) {
+                    kept.push_back(item);
+                } else if fresh(&item) {
+                    if let Some(key) = sequence {
+                        lane.busy.insert(key.to_owned());
+                    }
                     lane.sending += 1;
                     self.sending += 1;
                     ready.push((*id, item));
                 } else {
+                    if let Some(key) = sequence {
+                        dropped.insert(key.to_owned());
+                    }
                     self.held -= 1;
                     stale.push(item);
                 }
             }
+            lane.waiting = kept;
         }
         self.lanes.retain(|_, lane| lane.held() > 0);
         (ready, stale)
     }
 
-    /// An attempt of this subscription was recorded; answers whether its lane may be
-    /// refilled.
-    pub fn finished(&mut self, webhook: i64) -> bool {
+    /// An attempt about an ordered resource was answered with success: the next about the
+    /// same resource may go, before this one is recorded.
+    pub fn answered(&mut self, webhook: i64, sequence: &str) {
+        if let Some(lane) = self.lanes.get_mut(&webhook) {
+            lane.busy.remove(sequence);
+        }
+    }
+
+    /// An attempt of this subscription was recorded (`delivered` when it went through):
+    /// its slot is free.
+    pub fn finished(
+        &mut self,
+        webhook: i64,
+        sequence: Option<&str>,
+        delivered: bool,
+    ) -> Recorded<T> {
         let mark = self.refill_mark();
         let Some(lane) = self.lanes.get_mut(&webhook) else {
-            return true;
+            return Recorded {
+                refill: true,
+                sequence_ended: sequence.is_some() && delivered,
+                held_back: Vec::new(),
+            };
         };
         if lane.sending > 0 {
             lane.sending -= 1;
             self.sending -= 1;
             self.held -= 1;
         }
+        let mut held_back = Vec::new();
+        let mut sequence_ended = false;
+        if let Some(key) = sequence {
+            if delivered {
+                // Its answer freed the resource; the next about it may be out already.
+                sequence_ended = !lane.busy.contains(key)
+                    && !lane.waiting.iter().any(|item| item.sequence() == Some(key));
+            } else {
+                // A failed attempt kept the resource busy until now.
+                lane.busy.remove(key);
+                for item in std::mem::take(&mut lane.waiting) {
+                    if item.sequence() == Some(key) {
+                        held_back.push(item);
+                    } else {
+                        lane.waiting.push_back(item);
+                    }
+                }
+                self.held -= held_back.len();
+            }
+        }
         let held = lane.held();
         if held == 0 {
             self.lanes.remove(&webhook);
         }
-        held <= mark
+        Recorded {
+            refill: held <= mark,
+            sequence_ended,
+            held_back,
+        }
     }
 
     /// Attempts in flight, in all.
@@ -206,6 +289,26 @@ impl<T> Lanes<T> {
 mod tests {
     use super::*;
 
+    impl Queued for u32 {
+        fn sequence(&self) -> Option<&str> {
+            None
+        }
+    }
+
+    /// A delivery about an ordered resource.
+    #[derive(Debug, PartialEq)]
+    struct About(&'static str, u32);
+
+    impl Queued for About {
+        fn sequence(&self) -> Option<&str> {
+            Some(self.0)
+        }
+    }
+
+    fn started(ready: Vec<(i64, About)>) -> Vec<u32> {
+        ready.into_iter().map(|(_, About(_, n))| n).collect()
+    }
+
     fn ids(ready: &[(i64, u32)]) -> Vec<u32> {
         let mut items: Vec<u32> = ready.iter().map(|(_, item)| *item).collect();
         items.sort_unstable();
@@ -229,10 +332,13 @@ mod tests {
         );
         assert!(!lanes.refillable());
         assert!(lanes.ready(|_| true).0.is_empty(), "two in flight already");
-        assert!(!lanes.finished(7), "5 held is still above the mark");
+        assert!(
+            !lanes.finished(7, None, true).refill,
+            "5 held is still above the mark"
+        );
         assert_eq!(ids(&lanes.ready(|_| true).0), vec![2]);
         assert!(
-            lanes.finished(7),
+            lanes.finished(7, None, true).refill,
             "4 held, a share of them waiting: the lane may be refilled"
         );
         assert!(lanes.full().is_empty());
@@ -279,7 +385,7 @@ mod tests {
         assert_eq!(stale, vec![9]);
         assert_eq!(lanes.halt(1), vec![1]);
         assert_eq!(lanes.held(), 1, "only the attempt in flight");
-        assert!(lanes.finished(1));
+        assert!(lanes.finished(1, None, true).refill);
         assert_eq!(lanes.held(), 0);
         assert!(lanes.halt(1).is_empty());
     }
@@ -298,8 +404,81 @@ mod tests {
         assert_eq!(waiting, vec![11, 12, 21, 22]);
         assert_eq!((lanes.held(), lanes.sending()), (2, 2));
         assert!(lanes.ready(|_| true).0.is_empty());
-        lanes.finished(1);
-        lanes.finished(2);
+        lanes.finished(1, None, true);
+        lanes.finished(2, None, true);
         assert_eq!((lanes.held(), lanes.sending()), (0, 0));
+    }
+
+    #[test]
+    fn an_ordered_resource_goes_one_at_a_time_and_in_order() {
+        let mut lanes = Lanes::new(4, 100);
+        for (key, n) in [("a", 1), ("a", 2), ("b", 3), ("a", 4)] {
+            lanes.admit(1, About(key, n)).unwrap();
+        }
+        assert_eq!(
+            started(lanes.ready(|_| true).0),
+            vec![1, 3],
+            "one per resource"
+        );
+        assert!(
+            lanes.ready(|_| true).0.is_empty(),
+            "a waits for its first answer"
+        );
+        lanes.answered(1, "a");
+        assert_eq!(
+            started(lanes.ready(|_| true).0),
+            vec![2],
+            "a's next goes before the first is recorded"
+        );
+        let first = lanes.finished(1, Some("a"), true);
+        assert!(
+            !first.sequence_ended,
+            "a's second is out and its third waits"
+        );
+        assert!(
+            lanes.ready(|_| true).0.is_empty(),
+            "the second is unanswered"
+        );
+        lanes.answered(1, "a");
+        assert_eq!(started(lanes.ready(|_| true).0), vec![4]);
+        assert!(
+            !lanes.finished(1, Some("a"), true).sequence_ended,
+            "a's third is unanswered"
+        );
+        lanes.answered(1, "a");
+        assert!(lanes.finished(1, Some("a"), true).sequence_ended);
+    }
+
+    #[test]
+    fn a_failed_attempt_sends_back_what_waits_behind_it() {
+        let mut lanes = Lanes::new(4, 100);
+        for (key, n) in [("a", 1), ("a", 2), ("b", 3), ("a", 4)] {
+            lanes.admit(1, About(key, n)).unwrap();
+        }
+        assert_eq!(started(lanes.ready(|_| true).0), vec![1, 3]);
+        let failed = lanes.finished(1, Some("a"), false);
+        assert_eq!(failed.held_back, vec![About("a", 2), About("a", 4)]);
+        assert!(!failed.sequence_ended);
+        assert_eq!(lanes.held(), 1, "only b's attempt");
+        lanes.admit(1, About("a", 5)).unwrap();
+        assert_eq!(
+            started(lanes.ready(|_| true).0),
+            vec![5],
+            "a is free again once its failure is recorded"
+        );
+    }
+
+    #[test]
+    fn a_stale_delivery_takes_the_later_ones_about_its_resource_with_it() {
+        let mut lanes = Lanes::new(4, 100);
+        for (key, n) in [("a", 1), ("a", 2), ("a", 3), ("b", 4)] {
+            lanes.admit(1, About(key, n)).unwrap();
+        }
+        assert_eq!(started(lanes.ready(|_| true).0), vec![1, 4]);
+        lanes.answered(1, "a");
+        let (ready, stale) = lanes.ready(|About(_, n)| *n != 2);
+        assert!(ready.is_empty(), "3 must not overtake 2");
+        assert_eq!(stale, vec![About("a", 2), About("a", 3)]);
+        assert_eq!(lanes.held(), 2);
     }
 }

@@ -12,7 +12,11 @@
 //! dispatcher keeps each one's parked backlog to `max_backlog`, skipping the oldest.
 //!
 //! Claimed deliveries wait in per-subscription [`lanes`]; finished attempts are recorded
-//! in batches by the [`recorder`]. A node that is shut down gives back what waits and lets
+//! in batches by the [`recorder`]. A subscription that orders deliveries per resource
+//! has a claim take a resource's backlog as a sequence — its oldest pending delivery and
+//! the due ones after it — which the lane sends one after another, each as soon as the
+//! one before it was answered with success; a failure sends the rest of the sequence back
+//! to wait behind the retry. A node that is shut down gives back what waits and lets
 //! its attempts in flight end and be recorded, so that it leaves no claim for another node
 //! to wait out and no attempt to note as interrupted.
 
@@ -25,7 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain::webhook::{DEFAULT_MAX_BACKLOG, FailurePolicy};
+use domain::webhook::{DEFAULT_MAX_BACKLOG, FailurePolicy, Ordering as Sequencing};
 use domain::{Clock, Timestamp};
 use storage::secret_box::SecretBox;
 use storage::webhook_deliveries::{self, Delivery};
@@ -33,7 +37,7 @@ use storage::webhooks::{self, Webhook};
 use storage::{Database, events};
 use tokio::sync::{Notify, mpsc};
 
-use self::lanes::Lanes;
+use self::lanes::{Lanes, Queued};
 use crate::request::{self, Answer, Envelope};
 use crate::signature::WebhookSecret;
 use crate::ssrf::{self, Guard};
@@ -136,6 +140,20 @@ struct Attempted {
 impl Claimed {
     fn webhook(&self) -> &Webhook {
         &self.target.webhook
+    }
+}
+
+impl Queued for Claimed {
+    fn sequence(&self) -> Option<&str> {
+        (self.webhook().ordering == Sequencing::PerResource)
+            .then_some(self.delivery.resource_key.as_str())
+    }
+}
+
+impl Attempted {
+    /// Whether the target took it: what lets the next about an ordered resource go.
+    fn delivered(&self) -> bool {
+        self.answer.error.is_none()
     }
 }
 
@@ -246,21 +264,24 @@ impl Dispatcher {
         }
         // Bounded: each round fills lanes or finds nothing more.
         for _ in 0..16 {
-            let (full, mut quota) = {
+            let (full, mut quota, sequence) = {
                 let lanes = self.lanes();
                 // Freed lanes were refilled meanwhile: a claim would only scan past their
                 // backlogs. New work, or the poll, looks anyway.
                 if !with_pings && !lanes.refillable() {
                     break;
                 }
-                (lanes.full(), lanes.quota())
+                (lanes.full(), lanes.quota(), lanes.capacity())
             };
             let claim = webhook_deliveries::claim(
                 &self.db,
                 &self.config.node,
-                now,
-                lease_until,
-                self.config.batch,
+                webhook_deliveries::ClaimTerms {
+                    now,
+                    lease_until,
+                    scan: self.config.batch,
+                    sequence: i64::try_from(sequence).unwrap_or(i64::MAX),
+                },
                 &full,
                 |webhook| quota.take(webhook),
             )
@@ -333,15 +354,19 @@ impl Dispatcher {
             .collect();
         let events: HashMap<i64, Arc<events::Event>> =
             events.into_iter().map(|e| (e.id, Arc::new(e))).collect();
-        let mut refused = Vec::new();
+        let mut refused: Vec<Delivery> = Vec::new();
         {
             let mut lanes = self.lanes();
             let stopping = self.stopping.load(Ordering::SeqCst);
             for delivery in claimed {
-                if stopping {
-                    refused.push(delivery);
-                    continue;
-                }
+                // What follows a refused delivery about an ordered resource must not
+                // overtake it.
+                let behind_refused = || {
+                    refused.iter().any(|r| {
+                        r.webhook_id == delivery.webhook_id
+                            && r.resource_key == delivery.resource_key
+                    })
+                };
                 let (Some(target), Some(event)) = (
                     targets.get(&delivery.webhook_id),
                     events.get(&delivery.event_id),
@@ -349,6 +374,11 @@ impl Dispatcher {
                     refused.push(delivery);
                     continue;
                 };
+                let ordered = target.webhook.ordering == Sequencing::PerResource;
+                if stopping || (ordered && behind_refused()) {
+                    refused.push(delivery);
+                    continue;
+                }
                 let claimed = Claimed {
                     target: target.clone(),
                     event: event.clone(),
@@ -387,6 +417,12 @@ impl Dispatcher {
             tokio::spawn(async move {
                 let answer = this.send(&claimed).await;
                 let at = this.clock.now();
+                if answer.error.is_none()
+                    && let Some(sequence) = claimed.sequence()
+                {
+                    this.lanes().answered(webhook_id, sequence);
+                    this.pump();
+                }
                 let stop = answer.status == Some(410)
                     || (matches!(answer.status, Some(429 | 503))
                         && answer.retry_after_secs(at.as_secs()).is_some());
@@ -413,12 +449,26 @@ impl Dispatcher {
         }
     }
 
-    /// An attempt of this subscription was recorded (or given up on): its slot is free.
-    /// Slots are held until then, so that a crash cuts short at most a lane's share.
-    fn recorded(self: &Arc<Self>, webhook_id: i64) {
-        let refill = self.lanes().finished(webhook_id);
-        if refill && self.backlog.load(Ordering::SeqCst) {
+    /// An attempt was recorded (or given up on): its slot is free. Slots are held until
+    /// then, so that a crash cuts short at most a lane's share. What waited behind a
+    /// failed attempt about an ordered resource goes back.
+    fn recorded(self: &Arc<Self>, attempted: &Attempted) {
+        let recorded = self.lanes().finished(
+            attempted.claimed.webhook().id,
+            attempted.claimed.sequence(),
+            attempted.delivered(),
+        );
+        if recorded.refill && (recorded.sequence_ended || self.backlog.load(Ordering::SeqCst)) {
             self.freed.notify_one();
+        }
+        if !recorded.held_back.is_empty() {
+            let this = self.clone();
+            tokio::spawn(async move {
+                let held_back = recorded.held_back.into_iter().map(|c| c.delivery).collect();
+                if let Err(err) = this.give_back(held_back).await {
+                    tracing::warn!(error = %err, "cannot give back webhook deliveries");
+                }
+            });
         }
         self.pump();
     }

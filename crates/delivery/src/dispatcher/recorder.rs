@@ -41,7 +41,7 @@ pub(super) async fn run(
             }
         }
         for attempted in batch.drain(..) {
-            dispatcher.recorded(attempted.claimed.webhook().id);
+            dispatcher.recorded(&attempted);
         }
     }
 }

@@ -27,6 +27,7 @@ on_both_backends!(
     a_disabled_subscription_keeps_its_events_until_reactivated,
     parked_backlogs_keep_their_newest_and_skip_the_rest_replayably,
     per_resource_ordering_holds_back_only_the_same_resource,
+    an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
     an_attempt_outlasting_its_claim_is_recorded_as_interrupted,
@@ -1593,4 +1594,101 @@ async fn an_attempt_outlasting_its_claim_is_recorded_as_interrupted(backend: Bac
         .await;
     assert_eq!(webhook["error_count"], 0);
     assert_eq!(webhook["status"], "active");
+}
+
+/// A per-resource subscription's backlog about one product goes out as sequences: in
+/// order, each delivery as soon as the one before it went through, with no poll between
+/// them. A failure in a sequence's middle sends the rest back to wait behind its retry.
+async fn an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short(backend: Backend) {
+    const CHANGES: usize = 30;
+    const FAILING: usize = 8;
+    let (s, clock, receiver) = hub_configured(backend, |c| {
+        // Only commits and answers wake the dispatcher: a drain that waited for a poll
+        // would not end.
+        c.webhook_poll = Duration::from_secs(3600);
+        c.webhook_policy = domain::webhook::FailurePolicy {
+            max_errors: 100,
+            max_exhausted: 3,
+        };
+    })
+    .await;
+    let token = s.owner_token().await;
+    let [ordered] = active_subscriptions(
+        &s,
+        &token,
+        [json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"})],
+    )
+    .await;
+    // The backlog is parked while the subscription is disabled, and due at once when it
+    // is reactivated.
+    act_on(&s, &token, &ordered, "disable", "disabled").await;
+    let product = s
+        .create_product(&token, json!({"title": "t0", "price": 1}))
+        .await;
+    for n in 1..CHANGES {
+        retitle(&s, &token, &product, &format!("t{n}")).await;
+    }
+    for _ in 1..FAILING {
+        receiver.answer_next(Reply::ok());
+    }
+    receiver.answer_next(Reply::status(500));
+    act_on(&s, &token, &ordered, "reactivate", "active").await;
+    let changes = sequences_and_statuses(&delivery_history(&s, &token, &ordered).await)
+        .into_iter()
+        .map(|(sequence, _)| sequence)
+        .collect::<Vec<_>>();
+    assert_eq!(changes.len(), CHANGES);
+    receiver
+        .wait_until("the attempts up to the failing one", |r| {
+            sequences_received(r, &ordered).len() >= FAILING
+        })
+        .await;
+    // Once the failure is recorded, what followed it is free, untried, behind it.
+    let webhook_id = ordered["id"].as_i64().unwrap();
+    eventually("the failure recorded and the rest given back", || async {
+        let held = s
+            .db
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM webhook_deliveries WHERE webhook_id = {webhook_id} \
+                 AND status = 'pending' AND lease_owner IS NOT NULL"
+            ))
+            .await;
+        let attempts = s
+            .db
+            .scalar(&format!(
+                "SELECT COUNT(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id \
+                 WHERE d.webhook_id = {webhook_id}"
+            ))
+            .await;
+        (held == 0 && attempts == FAILING as i64).then_some(())
+    })
+    .await;
+    assert_eq!(
+        sequences_received(&receiver.received(), &ordered),
+        changes[..FAILING],
+        "in order, and nothing after the failure"
+    );
+    // After the retry delay, a change wakes the dispatcher: the failed delivery goes
+    // again, then everything after it, in order, in sequences of a lane's capacity.
+    clock.advance_secs(3_600);
+    retitle(&s, &token, &product, "last").await;
+    let received = receiver
+        .wait_until("the whole backlog", |r| {
+            sequences_received(r, &ordered).len() > CHANGES + 1
+        })
+        .await;
+    let arrived = sequences_received(&received, &ordered);
+    let mut expected = changes[..FAILING].to_vec();
+    expected.extend_from_slice(&changes[FAILING - 1..]);
+    assert_eq!(arrived[..CHANGES + 1], expected[..], "{arrived:?}");
+    assert!(arrived[CHANGES + 1] > changes[CHANGES - 1], "{arrived:?}");
+    let sent = history_until(&s, &token, &ordered, "every delivery succeeded", |h| {
+        h.len() == CHANGES + 1 && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
+    assert_eq!(
+        sent.iter().filter(|d| d["attempts"] != 1).count(),
+        1,
+        "only the failed one was tried twice: {sent:?}"
+    );
 }

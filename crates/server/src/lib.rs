@@ -9,6 +9,7 @@ pub mod encryption_keys;
 mod logging;
 pub mod seed;
 pub mod serve;
+mod succession;
 pub mod workers;
 
 pub use config::{NodeRole, ServeConfig};

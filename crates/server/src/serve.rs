@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::ServeConfig;
+use crate::succession;
 use crate::workers::{self, Active, LeaseTerms, Placement, Registry};
 
 /// Connects to the configured database and applies pending migrations.
@@ -99,7 +100,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     let addr = listener.local_addr()?;
     let public_url = public_url(config, addr);
     let clock = config.clock.clone();
-    let node = node_name();
+    let node = succession::node_name();
     let secret_box = open_secret_box(&db, config).await?;
     let auth = Arc::new(
         AuthService::new(
@@ -145,6 +146,12 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     };
     let app = router.into_make_service_with_connect_info::<SocketAddr>();
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
+    // Before this node claims anything: what killed nodes of this host held is free.
+    match succession::take_over_from_gone_nodes(&db, clock.now()).await {
+        Ok(0) => {}
+        Ok(nodes) => tracing::info!(nodes, "took over the claims of stopped nodes on this host"),
+        Err(err) => tracing::warn!(error = %err, "cannot take over the claims of stopped nodes; they run out"),
+    }
     let tasks = registry.start(LeaseTerms {
         db: db.clone(),
         clock,
@@ -277,16 +284,6 @@ async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {
             running.await;
         }
     }
-}
-
-/// This node's name in leases and claims: its process id, for operators, and a random
-/// part, since several nodes may share a host or a process (tests).
-fn node_name() -> String {
-    let random: String = storage::secrets::random_bytes(4)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("pid{}-{random}", std::process::id())
 }
 
 /// Which addresses webhook targets may have: public ones, the networks the operator

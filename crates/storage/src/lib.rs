@@ -38,6 +38,7 @@ pub mod products;
 pub mod refresh_tokens;
 pub mod sealed_secrets;
 pub mod sellers;
+pub mod succession;
 pub mod settings;
 pub mod shops;
 pub mod sign_in_failures;

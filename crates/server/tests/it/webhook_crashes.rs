@@ -32,6 +32,7 @@ on_both_backends!(
     killed_nodes_lose_no_committed_event_and_send_nothing_uncommitted,
     two_nodes_send_each_delivery_once_and_survive_one_killed,
     a_stopped_node_hands_its_webhook_work_back,
+    a_node_started_after_a_kill_takes_over_at_once_what_the_killed_one_held,
 );
 
 /// How long a claim holds: longer than an attempt can take (request and connect
@@ -80,6 +81,11 @@ impl Setup {
     }
 
     async fn node(&self) -> Node {
+        self.node_leasing(LEASE).await
+    }
+
+    /// A node whose claims hold for `lease`.
+    async fn node_leasing(&self, lease: &str) -> Node {
         let args = self.db.args(&[
             // One issuer for every node, so one token works on all of them.
             "--public-url",
@@ -88,7 +94,7 @@ impl Setup {
             "--rate-limit",
             "100000/60s",
             "--webhook-lease",
-            LEASE,
+            lease,
             "--webhook-timeout",
             TIMEOUT,
             "--webhook-poll",
@@ -755,5 +761,53 @@ async fn a_stopped_node_hands_its_webhook_work_back(backend: Backend) {
         .scalar("SELECT COUNT(*) FROM webhook_attempts WHERE error_class = 'interrupted'")
         .await;
     assert_eq!(interrupted, 0);
+    node.kill().await;
+}
+
+/// A node started on the host where one was killed takes over at once what the killed
+/// one held: with claims that would hold for an hour, every delivery still arrives within
+/// the test's bounds, and those the killed node held are noted as interrupted.
+async fn a_node_started_after_a_kill_takes_over_at_once_what_the_killed_one_held(
+    backend: Backend,
+) {
+    const PRODUCTS: usize = 24;
+    const HOUR: &str = "1h";
+    let setup = Setup::new(backend).await;
+    let mut node = setup.node_leasing(HOUR).await;
+    let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
+    let webhook = setup.subscribe(&node, &token).await;
+    // Slow answers: when the node is killed, it holds claims it has not recorded.
+    setup
+        .receiver
+        .answer_always(Reply::ok().delayed(Duration::from_millis(400)));
+    create_products(setup.client.clone(), node.base.clone(), token, 0, PRODUCTS).await;
+    setup
+        .receiver
+        .wait_until("the first deliveries", |r| {
+            r.iter().filter(|x| !x.is_ping()).count() >= 2
+        })
+        .await;
+    node.kill().await;
+    let held = claims(&setup.db, webhook).await;
+    assert!(!held.is_empty(), "the killed node held claims");
+
+    setup.receiver.answer_always(Reply::ok());
+    node = setup.node_leasing(HOUR).await;
+    let deliveries = setup.settled(webhook, Duration::from_secs(60)).await;
+    assert_eq!(deliveries.len(), PRODUCTS);
+    let interrupted: Vec<(i64,)> = setup
+        .db
+        .rows("SELECT delivery_id FROM webhook_attempts WHERE error_class = 'interrupted'")
+        .await;
+    let held_ids: BTreeSet<i64> = held.iter().map(|(id, _)| *id).collect();
+    assert!(
+        !interrupted.is_empty() && interrupted.iter().all(|(id,)| held_ids.contains(id)),
+        "only what the killed node held is noted as interrupted: {interrupted:?}, held {held_ids:?}"
+    );
+    let duplicates = check_received(&setup.db, &setup.receiver.deliveries(), &deliveries).await;
+    assert!(
+        duplicates.keys().all(|id| held_ids.contains(id)),
+        "only what the killed node held may have come twice: {duplicates:?}"
+    );
     node.kill().await;
 }

@@ -190,17 +190,21 @@ async fn a_killed_nodes_lease_runs_out_before_another_node_takes_it(backend: Bac
         Node::start(&args, dir.path()).await,
         Node::start(&args, dir.path()).await,
     ];
-    let pid = |node: &Node| format!("pid{}-", node.child.id().unwrap());
-    let pids = [pid(&nodes[0]), pid(&nodes[1])];
+    let pids = [nodes[0].child.id().unwrap(), nodes[1].child.id().unwrap()];
+    // A node's name is `host:boot.namespace:pid:start:random` (`pidPID-random` off Linux).
+    let names = |holder: &str, pid: u32| {
+        holder.split(':').nth(2) == Some(pid.to_string().as_str())
+            || holder.starts_with(&format!("pid{pid}-"))
+    };
     let (holder, _, expiry) = eventually("a node holding the lease", || lease(&db)).await;
-    let killed = pids.iter().position(|p| holder.starts_with(p)).unwrap();
+    let killed = pids.iter().position(|p| names(&holder, *p)).unwrap();
     nodes[killed].kill().await;
     let (_, _, expiry_at_death) = lease(&db).await.expect("a killed node's lease stays");
     assert!(expiry_at_death >= expiry);
     let (_, taken, _) = eventually("the surviving node's lease", || async {
         lease(&db)
             .await
-            .filter(|(holder, _, _)| holder.starts_with(&pids[1 - killed]))
+            .filter(|(holder, _, _)| names(holder, pids[1 - killed]))
     })
     .await;
     assert!(

@@ -12,7 +12,20 @@ use storage::{Database, StoreOptions, sellers};
 /// Events per transaction.
 const BATCH: usize = 250;
 
+/// Loads `count` events, each about a product of its own.
 pub async fn load(database_url: &str, count: usize) -> Result<()> {
+    load_about(database_url, count, |n| {
+        i64::try_from(n).unwrap_or(i64::MAX)
+    })
+    .await
+}
+
+/// Loads `count` events; the `n`th is about the product `about(n)`.
+pub async fn load_about(
+    database_url: &str,
+    count: usize,
+    about: impl Fn(usize) -> i64,
+) -> Result<()> {
     let db = Database::connect(database_url, &StoreOptions::default()).await?;
     let seller = sellers::first(&db)
         .await?
@@ -21,7 +34,8 @@ pub async fn load(database_url: &str, count: usize) -> Result<()> {
     while written < count {
         let mut tx = db.begin().await?;
         for n in written..(written + BATCH).min(count) {
-            let item = json!({"id": n, "title": format!("Backlog {n}")});
+            let item_id = about(n);
+            let item = json!({"id": item_id, "title": format!("Backlog {n}")});
             let event = NewEvent {
                 topic: "products.updated",
                 account_id: seller.account_id,
@@ -30,7 +44,7 @@ pub async fn load(database_url: &str, count: usize) -> Result<()> {
                 shop_subdomain: None,
                 shop_ids: None,
                 item_type: "product",
-                item_id: i64::try_from(n).unwrap_or(i64::MAX),
+                item_id,
                 item_slug: None,
                 actor: Actor::default(),
                 item: &item,

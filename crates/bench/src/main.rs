@@ -6,6 +6,7 @@ mod args;
 mod backlog;
 mod database;
 mod load;
+mod ordering;
 mod process;
 mod report;
 mod scenarios;
@@ -80,6 +81,8 @@ async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Re
     let demo = process::seed(database_url).await?;
     let deliveries = webhooks::run(database_url, &demo, args).await?;
     report::print_webhooks(backend, &deliveries);
+    let ordering = ordering::run(database_url, &demo).await?;
+    report::print_ordering(backend, &ordering);
     if args.webhooks_only {
         return Ok(true);
     }

@@ -173,6 +173,11 @@ impl Server {
         Some(kib * 1024)
     }
 
+    /// SIGKILL: the server stops at once, leaving whatever it held.
+    pub async fn kill(mut self) -> Result<()> {
+        self.child.kill().await.context("kill the server")
+    }
+
     /// SIGTERM, then a bounded wait for the graceful shutdown; SIGKILL if it overruns.
     pub async fn stop(mut self) -> Result<ExitStatus> {
         let term = Command::new("kill")

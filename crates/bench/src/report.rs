@@ -182,3 +182,36 @@ pub fn print_webhooks(backend: Backend, run: &crate::webhooks::WebhookRun) {
         run.latency_us.max() as f64 / 1000.0
     );
 }
+
+/// Ordered webhooks against unordered: each drain's rate, and the ordered ones' ratio to
+/// the unordered.
+pub fn print_ordering(backend: Backend, run: &crate::ordering::OrderingRun) {
+    use crate::ordering::OrderingRun;
+    println!();
+    println!(
+        "backend {} ordered webhooks: a backlog of {} events about one product",
+        backend.name(),
+        crate::ordering::EVENTS
+    );
+    let unordered = OrderingRun::per_second(run.unordered);
+    for (what, drain) in [
+        ("unordered", run.unordered),
+        ("per resource", run.ordered),
+        (
+            "per resource, killed a third of the way and restarted",
+            run.ordered_killed,
+        ),
+    ] {
+        let rate = OrderingRun::per_second(drain);
+        println!(
+            "  {what}: {:.2} s, {rate:.0} deliveries/s, ratio {:.2}",
+            drain.as_secs_f64(),
+            rate / unordered
+        );
+    }
+    println!(
+        "  ordered deliveries in order: {}; sent again after the kill: {}",
+        if run.in_order { "yes" } else { "NO" },
+        run.duplicates
+    );
+}

@@ -147,22 +147,33 @@ async fn wait_for(seen: &Seen, count: u64) -> Result<()> {
 /// A receiver on loopback: answers 200 at once (echoing verification pings) and notes
 /// each delivery.
 async fn receiver(seen: Arc<Seen>) -> Result<String> {
+    listen(Router::new().fallback(receive).with_state(seen)).await
+}
+
+/// Serves `app` on a loopback port of its own; its base URL.
+pub(crate) async fn listen(app: Router) -> Result<String> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let url = format!("http://{}", listener.local_addr()?);
-    let app = Router::new().fallback(receive).with_state(seen);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
     Ok(url)
 }
 
+/// The answer to a verification ping, if the request is one.
+pub(crate) fn pong(headers: &HeaderMap) -> Option<Response> {
+    let ping = headers.get("x-hook-ping")?;
+    let mut response = StatusCode::OK.into_response();
+    response.headers_mut().insert("x-hook-pong", ping.clone());
+    Some(response)
+}
+
 async fn receive(State(seen): State<Arc<Seen>>, headers: HeaderMap, body: Bytes) -> Response {
     let arrived = Instant::now();
-    let mut response = StatusCode::OK.into_response();
-    if let Some(ping) = headers.get("x-hook-ping") {
-        response.headers_mut().insert("x-hook-pong", ping.clone());
-        return response;
+    if let Some(pong) = pong(&headers) {
+        return pong;
     }
+    let response = StatusCode::OK.into_response();
     seen.deliveries.fetch_add(1, Ordering::SeqCst);
     if headers.get("x-hook-topic")
         == Some(&HeaderValue::from_static(
@@ -180,7 +191,7 @@ async fn receive(State(seen): State<Arc<Seen>>, headers: HeaderMap, body: Bytes)
 }
 
 /// The API calls the measurement makes.
-struct Api<'a> {
+pub(crate) struct Api<'a> {
     client: &'a Client,
     base: &'a str,
     token: String,
@@ -188,7 +199,7 @@ struct Api<'a> {
 }
 
 impl<'a> Api<'a> {
-    async fn new(client: &'a Client, base: &'a str, demo: &DemoData) -> Result<Self> {
+    pub(crate) async fn new(client: &'a Client, base: &'a str, demo: &DemoData) -> Result<Self> {
         Ok(Self {
             token: crate::scenarios::token(client, base, demo).await?,
             client,
@@ -239,17 +250,22 @@ impl<'a> Api<'a> {
     }
 
     async fn subscribe(&self, url: &str) -> Result<i64> {
+        self.subscribe_ordered(url, "none").await
+    }
+
+    /// Subscribes `url` to product events with this `ordering`; the subscription's id.
+    pub(crate) async fn subscribe_ordered(&self, url: &str, ordering: &str) -> Result<i64> {
         let created = self
             .send(
                 reqwest::Method::POST,
                 &format!("/v2/hub/{}/subscriptions", self.shop_id),
-                Some(json!({"topic": "products", "url": url})),
+                Some(json!({"topic": "products", "url": url, "ordering": ordering})),
             )
             .await?;
         created["id"].as_i64().context("a subscription id")
     }
 
-    async fn await_active(&self, id: i64) -> Result<()> {
+    pub(crate) async fn await_active(&self, id: i64) -> Result<()> {
         for _ in 0..500 {
             let webhook = self
                 .send(reqwest::Method::GET, &format!("/v2/webhooks/{id}"), None)
@@ -286,7 +302,7 @@ impl<'a> Api<'a> {
         v["stock"].as_i64().context("a stock level")
     }
 
-    async fn delete_webhook(&self, id: i64) -> Result<()> {
+    pub(crate) async fn delete_webhook(&self, id: i64) -> Result<()> {
         self.send(reqwest::Method::DELETE, &format!("/v2/webhooks/{id}"), None)
             .await
             .map(|_| ())

@@ -150,7 +150,9 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
     match succession::take_over_from_gone_nodes(&db, clock.now()).await {
         Ok(0) => {}
         Ok(nodes) => tracing::info!(nodes, "took over the claims of stopped nodes on this host"),
-        Err(err) => tracing::warn!(error = %err, "cannot take over the claims of stopped nodes; they run out"),
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot take over the claims of stopped nodes; they run out")
+        }
     }
     let tasks = registry.start(LeaseTerms {
         db: db.clone(),

@@ -767,9 +767,7 @@ async fn a_stopped_node_hands_its_webhook_work_back(backend: Backend) {
 /// A node started on the host where one was killed takes over at once what the killed
 /// one held: with claims that would hold for an hour, every delivery still arrives within
 /// the test's bounds, and those the killed node held are noted as interrupted.
-async fn a_node_started_after_a_kill_takes_over_at_once_what_the_killed_one_held(
-    backend: Backend,
-) {
+async fn a_node_started_after_a_kill_takes_over_at_once_what_the_killed_one_held(backend: Backend) {
     const PRODUCTS: usize = 24;
     const HOUR: &str = "1h";
     let setup = Setup::new(backend).await;

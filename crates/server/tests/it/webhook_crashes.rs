@@ -103,6 +103,24 @@ impl Setup {
         Node::start(&args, self.dir.path()).await
     }
 
+    /// A node (claims holding for `lease`) sending the deliveries of `products` new
+    /// products to a receiver that answers slowly, once the first have arrived; the
+    /// subscription's id.
+    async fn busy_node(&self, lease: &str, products: usize) -> (Node, i64) {
+        let node = self.node_leasing(lease).await;
+        let token = demo_owner_token(&self.client, &node.base, &self.demo).await;
+        let webhook = self.subscribe(&node, &token).await;
+        self.receiver
+            .answer_always(Reply::ok().delayed(Duration::from_millis(400)));
+        create_products(self.client.clone(), node.base.clone(), token, 0, products).await;
+        self.receiver
+            .wait_until("the first deliveries", |r| {
+                r.iter().filter(|x| !x.is_ping()).count() >= 2
+            })
+            .await;
+        (node, webhook)
+    }
+
     fn shop_id(&self) -> i64 {
         self.demo["shops"][0]["id"].as_i64().unwrap()
     }
@@ -699,21 +717,9 @@ async fn two_nodes_send_each_delivery_once_and_survive_one_killed(backend: Backe
 async fn a_stopped_node_hands_its_webhook_work_back(backend: Backend) {
     const PRODUCTS: usize = 24;
     let setup = Setup::new(backend).await;
-    let mut node = setup.node().await;
-    let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
-    let webhook = setup.subscribe(&node, &token).await;
-    // Slow answers: when the node is stopped, some attempts are in flight and more
-    // deliveries wait in its lane.
-    setup
-        .receiver
-        .answer_always(Reply::ok().delayed(Duration::from_millis(400)));
-    create_products(setup.client.clone(), node.base.clone(), token, 0, PRODUCTS).await;
-    setup
-        .receiver
-        .wait_until("the first deliveries", |r| {
-            r.iter().filter(|x| !x.is_ping()).count() >= 2
-        })
-        .await;
+    // When the node is stopped, some attempts are in flight and more deliveries wait in
+    // its lane.
+    let (mut node, webhook) = setup.busy_node(LEASE, PRODUCTS).await;
     let claimed = claims(&setup.db, webhook).await;
     assert!(
         claimed.len() > in_flight_cap(),
@@ -771,20 +777,8 @@ async fn a_node_started_after_a_kill_takes_over_at_once_what_the_killed_one_held
     const PRODUCTS: usize = 24;
     const HOUR: &str = "1h";
     let setup = Setup::new(backend).await;
-    let mut node = setup.node_leasing(HOUR).await;
-    let token = demo_owner_token(&setup.client, &node.base, &setup.demo).await;
-    let webhook = setup.subscribe(&node, &token).await;
-    // Slow answers: when the node is killed, it holds claims it has not recorded.
-    setup
-        .receiver
-        .answer_always(Reply::ok().delayed(Duration::from_millis(400)));
-    create_products(setup.client.clone(), node.base.clone(), token, 0, PRODUCTS).await;
-    setup
-        .receiver
-        .wait_until("the first deliveries", |r| {
-            r.iter().filter(|x| !x.is_ping()).count() >= 2
-        })
-        .await;
+    // When the node is killed, it holds claims it has not recorded.
+    let (mut node, webhook) = setup.busy_node(HOUR, PRODUCTS).await;
     node.kill().await;
     let held = claims(&setup.db, webhook).await;
     assert!(!held.is_empty(), "the killed node held claims");

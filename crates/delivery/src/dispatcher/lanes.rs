@@ -51,9 +51,22 @@ struct Lane<T> {
     busy: HashSet<String>,
 }
 
-impl<T> Lane<T> {
+impl<T: Queued> Lane<T> {
     fn held(&self) -> usize {
         self.sending + self.waiting.len()
+    }
+
+    /// Takes out every waiting delivery about an ordered resource, in order.
+    fn take_sequence(&mut self, key: &str) -> Vec<T> {
+        let mut taken = Vec::new();
+        for item in std::mem::take(&mut self.waiting) {
+            if item.sequence() == Some(key) {
+                taken.push(item);
+            } else {
+                self.waiting.push_back(item);
+            }
+        }
+        taken
     }
 }
 
@@ -158,36 +171,42 @@ impl<T: Queued> Lanes<T> {
         let mut ready = Vec::new();
         let mut stale = Vec::new();
         for (id, lane) in &mut self.lanes {
-            let mut kept = VecDeque::new();
-            let mut dropped: HashSet<String> = HashSet::new();
-            while let Some(item) = lane.waiting.pop_front() {
-                if self.sending >= self.max_sending || lane.sending >= self.per_lane {
-                    kept.push_back(item);
-                    kept.append(&mut lane.waiting);
-                    break;
+            // Unordered deliveries leave from the front; an ordered one whose resource is
+            // busy is stepped over, and waits in its place.
+            let mut next = 0;
+            while next < lane.waiting.len()
+                && lane.sending < self.per_lane
+                && self.sending < self.max_sending
+            {
+                if lane.waiting[next]
+                    .sequence()
+                    .is_some_and(|key| lane.busy.contains(key))
+                {
+                    next += 1;
+                    continue;
                 }
-                let sequence = item.sequence();
-                if sequence.is_some_and(|key| dropped.contains(key)) {
-                    self.held -= 1;
-                    stale.push(item);
-                } else if sequence.is_some_and(|key| lane.busy.contains(key)) {
-                    kept.push_back(item);
-                } else if fresh(&item) {
-                    if let Some(key) = sequence {
+                let Some(item) = lane.waiting.remove(next) else {
+                    break;
+                };
+                if fresh(&item) {
+                    if let Some(key) = item.sequence() {
                         lane.busy.insert(key.to_owned());
                     }
                     lane.sending += 1;
                     self.sending += 1;
                     ready.push((*id, item));
                 } else {
-                    if let Some(key) = sequence {
-                        dropped.insert(key.to_owned());
-                    }
+                    // What follows it about the same resource must not overtake it.
+                    let key = item.sequence().map(str::to_owned);
                     self.held -= 1;
                     stale.push(item);
+                    if let Some(key) = key {
+                        let behind = lane.take_sequence(&key);
+                        self.held -= behind.len();
+                        stale.extend(behind);
+                    }
                 }
             }
-            lane.waiting = kept;
         }
         self.lanes.retain(|_, lane| lane.held() > 0);
         (ready, stale)
@@ -232,13 +251,7 @@ impl<T: Queued> Lanes<T> {
             } else {
                 // A failed attempt kept the resource busy until now.
                 lane.busy.remove(key);
-                for item in std::mem::take(&mut lane.waiting) {
-                    if item.sequence() == Some(key) {
-                        held_back.push(item);
-                    } else {
-                        lane.waiting.push_back(item);
-                    }
-                }
+                held_back = lane.take_sequence(key);
                 self.held -= held_back.len();
             }
         }
@@ -480,5 +493,140 @@ mod tests {
         assert!(ready.is_empty(), "3 must not overtake 2");
         assert_eq!(stale, vec![About("a", 2), About("a", 3)]);
         assert_eq!(lanes.held(), 2);
+    }
+
+    #[test]
+    fn a_stale_delivery_takes_its_followers_even_beyond_the_lanes_share() {
+        let mut lanes = Lanes::new(2, 100);
+        for (key, n) in [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("a", 5)] {
+            lanes.admit(1, About(key, n)).unwrap();
+        }
+        assert_eq!(started(lanes.ready(|_| true).0), vec![1, 2]);
+        lanes.answered(1, "a");
+        lanes.finished(1, Some("a"), true);
+        let (ready, stale) = lanes.ready(|About(_, n)| *n != 3);
+        assert_eq!(started(ready), vec![4], "the lane's share is full again");
+        assert_eq!(stale, vec![About("a", 3), About("a", 5)]);
+        assert_eq!(lanes.held(), 2);
+    }
+
+    mod sequences {
+        use std::collections::BTreeMap;
+
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// A delivery about resource `key` (ordered) or about none, numbered in the order
+        /// claims take them.
+        #[derive(Debug)]
+        struct Item {
+            key: Option<&'static str>,
+            id: u32,
+        }
+
+        impl Queued for Item {
+            fn sequence(&self) -> Option<&str> {
+                self.key
+            }
+        }
+
+        #[derive(Clone, Debug)]
+        enum Step {
+            Admit(Option<&'static str>),
+            /// Sends what may go; those whose id is a multiple of this are stale.
+            Ready(u32),
+            /// The oldest unanswered attempt is answered: with success or not.
+            Answer(bool),
+            /// The oldest answered attempt is recorded.
+            Record,
+        }
+
+        fn step() -> impl Strategy<Value = Step> {
+            let key = prop::option::of(prop::sample::select(vec!["a", "b", "c"]));
+            prop_oneof![
+                3 => key.prop_map(Step::Admit),
+                2 => (2u32..7).prop_map(Step::Ready),
+                2 => any::<bool>().prop_map(Step::Answer),
+                2 => Just(Step::Record),
+            ]
+        }
+
+        proptest! {
+            /// Whatever happens, a delivery about an ordered resource is sent only when
+            /// every earlier one about it still held went through, and one that leaves
+            /// unsent takes every later one about its resource with it.
+            #[test]
+            fn no_delivery_overtakes_an_earlier_one_about_its_resource(
+                per_lane in 1usize..4,
+                steps in prop::collection::vec(step(), 1..80),
+            ) {
+                let mut lanes = Lanes::new(per_lane, 100);
+                let mut next_id = 0;
+                // Held deliveries by id: key, and whether sent and answered with success.
+                let mut held: BTreeMap<u32, (Option<&'static str>, bool, bool)> = BTreeMap::new();
+                let mut unanswered: VecDeque<(u32, Option<&'static str>)> = VecDeque::new();
+                let mut answered: VecDeque<(u32, Option<&'static str>, bool)> = VecDeque::new();
+                let gone = |held: &mut BTreeMap<u32, (Option<&'static str>, bool, bool)>,
+                                items: Vec<Item>| {
+                    for item in &items {
+                        let (_, sent, _) = held.remove(&item.id).expect("held");
+                        prop_assert!(!sent);
+                    }
+                    for item in items {
+                        if let Some(key) = item.key {
+                            let later_waiting = held.iter().any(|(id, (k, sent, _))| {
+                                *id > item.id && *k == Some(key) && !sent
+                            });
+                            prop_assert!(!later_waiting, "{key}: a later one stays behind {}", item.id);
+                        }
+                    }
+                    Ok(())
+                };
+                for step in steps {
+                    match step {
+                        Step::Admit(key) => {
+                            next_id += 1;
+                            if lanes.admit(1, Item { key, id: next_id }).is_ok() {
+                                held.insert(next_id, (key, false, false));
+                            }
+                        }
+                        Step::Ready(stale_every) => {
+                            let (ready, stale) = lanes.ready(|item| item.id % stale_every != 0);
+                            gone(&mut held, stale)?;
+                            for (_, item) in ready {
+                                if let Some(key) = item.key {
+                                    let blocked = held.iter().any(|(id, (k, _, through))| {
+                                        *id < item.id && *k == Some(key) && !through
+                                    });
+                                    prop_assert!(!blocked, "{} overtook an earlier one about {key}", item.id);
+                                }
+                                held.get_mut(&item.id).expect("held").1 = true;
+                                unanswered.push_back((item.id, item.key));
+                            }
+                        }
+                        Step::Answer(success) => {
+                            if let Some((id, key)) = unanswered.pop_front() {
+                                if success {
+                                    held.get_mut(&id).expect("held").2 = true;
+                                    if let Some(key) = key {
+                                        lanes.answered(1, key);
+                                    }
+                                }
+                                answered.push_back((id, key, success));
+                            }
+                        }
+                        Step::Record => {
+                            if let Some((id, key, success)) = answered.pop_front() {
+                                held.remove(&id);
+                                let recorded = lanes.finished(1, key, success);
+                                gone(&mut held, recorded.held_back)?;
+                            }
+                        }
+                    }
+                    prop_assert_eq!(lanes.held(), held.len());
+                }
+            }
+        }
     }
 }

@@ -175,7 +175,8 @@ const INTERRUPTED: &str = "interrupted: the node that claimed the delivery stopp
 /// What a claim took, and whether more may be due.
 pub struct Claim {
     pub deliveries: Vec<Delivery>,
-    /// The scan stopped at its limit: more deliveries may be due.
+    /// More deliveries may be due: the scan stopped at its limit, or left some it saw
+    /// for want of room, or cut a sequence short.
     pub more: bool,
 }
 
@@ -272,6 +273,8 @@ pub async fn claim(
     let mut heads: Vec<Candidate> = Vec::new();
     for (id, webhook_id, resource_key, next_attempt_on, lease_expires_on, ordering) in scanned {
         if !take(webhook_id) {
+            // Due, and left for want of room: more is due than this claim took.
+            more = true;
             continue;
         }
         let candidate = Candidate {

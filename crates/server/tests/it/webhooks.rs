@@ -28,6 +28,7 @@ on_both_backends!(
     parked_backlogs_keep_their_newest_and_skip_the_rest_replayably,
     per_resource_ordering_holds_back_only_the_same_resource,
     an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short,
+    a_backlog_beyond_a_lanes_room_drains_without_waiting_for_the_poll,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
     an_attempt_outlasting_its_claim_is_recorded_as_interrupted,
@@ -1691,4 +1692,39 @@ async fn an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short(back
         1,
         "only the failed one was tried twice: {sent:?}"
     );
+}
+
+/// A backlog larger than a lane holds, but smaller than a claim looks at, drains at once:
+/// a claim that leaves due deliveries for want of room says there is more, so that the
+/// lane is refilled as it empties rather than at the next poll.
+async fn a_backlog_beyond_a_lanes_room_drains_without_waiting_for_the_poll(backend: Backend) {
+    const CHANGES: usize = 40;
+    let (s, _clock, receiver) = hub_configured(backend, |c| {
+        c.webhook_poll = Duration::from_secs(3600);
+    })
+    .await;
+    let token = s.owner_token().await;
+    let [unordered] = active_subscriptions(
+        &s,
+        &token,
+        [json!({"topic": "products", "url": receiver.url("/unordered")})],
+    )
+    .await;
+    act_on(&s, &token, &unordered, "disable", "disabled").await;
+    let product = s
+        .create_product(&token, json!({"title": "t0", "price": 1}))
+        .await;
+    for n in 1..CHANGES {
+        retitle(&s, &token, &product, &format!("t{n}")).await;
+    }
+    act_on(&s, &token, &unordered, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the whole backlog", |r| {
+            sequences_received(r, &unordered).len() >= CHANGES
+        })
+        .await;
+    let mut arrived = sequences_received(&received, &unordered);
+    arrived.sort_unstable();
+    arrived.dedup();
+    assert_eq!(arrived.len(), CHANGES, "each once");
 }

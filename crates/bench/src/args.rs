@@ -33,6 +33,9 @@ pub struct Args {
     /// Measure webhook delivery only, not the API scenarios.
     #[arg(long)]
     pub webhooks_only: bool,
+    /// Measure the hot-row scenario only (concurrent stock adjustments of one variant).
+    #[arg(long, conflicts_with = "webhooks_only")]
+    pub hot_row_only: bool,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,

@@ -1,5 +1,5 @@
-//! The load generator: a fixed number of tasks sending one request in a loop on a shared
-//! keep-alive client until a deadline, recording every latency.
+//! The load generator: a fixed number of tasks sending a target's requests in turn on a
+//! shared keep-alive client until a deadline, recording every latency.
 
 use std::time::{Duration, Instant};
 
@@ -10,16 +10,23 @@ use reqwest::{Client, Request, StatusCode};
 /// Latencies are recorded in microseconds, up to a minute, to three significant figures.
 const MAX_LATENCY_US: u64 = 60_000_000;
 
-/// One request sent over and over, and the status it must get.
+/// Requests sent over and over, in turn, and the status they must get.
 pub struct Target {
-    pub request: Request,
+    /// Each task sends these in turn, task `i` starting at the `i`-th (modulo their
+    /// number), so that concurrent tasks interleave them.
+    pub requests: Vec<Request>,
     pub expect: StatusCode,
+    /// An answer the scenario provokes on purpose (a refused stock change), counted apart
+    /// rather than as an error.
+    pub refusal: Option<StatusCode>,
 }
 
 /// What one measured phase did.
 pub struct Outcome {
     /// Requests answered with the expected status.
     pub ok: u64,
+    /// Requests answered with the target's refusal (included in `ok`).
+    pub refused: u64,
     /// Requests that failed or got another status.
     pub errors: u64,
     /// The first failure, to show what went wrong.
@@ -33,6 +40,7 @@ impl Outcome {
     fn empty() -> Result<Self> {
         Ok(Self {
             ok: 0,
+            refused: 0,
             errors: 0,
             first_error: None,
             elapsed: Duration::ZERO,
@@ -55,6 +63,7 @@ impl Outcome {
 
     fn merge(&mut self, other: Outcome) -> Result<()> {
         self.ok += other.ok;
+        self.refused += other.refused;
         self.errors += other.errors;
         if self.first_error.is_none() {
             self.first_error = other.first_error;
@@ -80,14 +89,20 @@ pub async fn run(
 ) -> Result<Outcome> {
     let started = Instant::now();
     let deadline = started + duration;
-    let workers: Vec<_> = (0..concurrency)
-        .map(|_| {
+    let workers: Vec<_> = (0..concurrency as usize)
+        .map(|i| {
             let client = client.clone();
-            let request = target.request.try_clone();
-            let expect = target.expect;
+            let count = target.requests.len().max(1);
+            let requests: Option<Vec<Request>> = (0..count)
+                .map(|k| target.requests.get((i + k) % count)?.try_clone())
+                .collect();
+            let answers = Answers {
+                expect: target.expect,
+                refusal: target.refusal,
+            };
             tokio::spawn(async move {
-                let request = request.context("the request cannot be cloned")?;
-                worker(client, request, expect, deadline).await
+                let requests = requests.context("the requests cannot be cloned")?;
+                worker(client, requests, answers, deadline).await
             })
         })
         .collect();
@@ -99,14 +114,24 @@ pub async fn run(
     Ok(total)
 }
 
+/// The answers a worker counts as success.
+#[derive(Clone, Copy)]
+struct Answers {
+    expect: StatusCode,
+    refusal: Option<StatusCode>,
+}
+
 async fn worker(
     client: Client,
-    template: Request,
-    expect: StatusCode,
+    templates: Vec<Request>,
+    answers: Answers,
     deadline: Instant,
 ) -> Result<Outcome> {
     let mut outcome = Outcome::empty()?;
-    while Instant::now() < deadline {
+    for template in templates.iter().cycle() {
+        if Instant::now() >= deadline {
+            break;
+        }
         let request = template
             .try_clone()
             .context("the request cannot be cloned")?;
@@ -123,8 +148,12 @@ async fn worker(
         let latency_us = u64::try_from(sent.elapsed().as_micros()).unwrap_or(u64::MAX);
         outcome.latency_us.saturating_record(latency_us.max(1));
         match body {
-            Ok(_) if status == expect => outcome.ok += 1,
-            Ok(_) => outcome.fail(format!("status {status}, expected {expect}")),
+            Ok(_) if status == answers.expect => outcome.ok += 1,
+            Ok(_) if Some(status) == answers.refusal => {
+                outcome.ok += 1;
+                outcome.refused += 1;
+            }
+            Ok(_) => outcome.fail(format!("status {status}, expected {}", answers.expect)),
             Err(err) => outcome.fail(format!("reading the body failed: {err}")),
         }
     }

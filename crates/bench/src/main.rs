@@ -79,10 +79,12 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 /// Seeds, starts the server, measures, and stops the server whatever happened.
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let demo = process::seed(database_url).await?;
-    let deliveries = webhooks::run(database_url, &demo, args).await?;
-    report::print_webhooks(backend, &deliveries);
-    let ordering = ordering::run(database_url, &demo).await?;
-    report::print_ordering(backend, &ordering);
+    if !args.hot_row_only {
+        let deliveries = webhooks::run(database_url, &demo, args).await?;
+        report::print_webhooks(backend, &deliveries);
+        let ordering = ordering::run(database_url, &demo).await?;
+        report::print_ordering(backend, &ordering);
+    }
     if args.webhooks_only {
         return Ok(true);
     }
@@ -106,9 +108,15 @@ async fn measure_all(
     pid: u32,
     args: &Args,
 ) -> Result<bool> {
+    let hot_row = scenarios::run_hot_row(server, demo, args).await?;
+    report::print_hot_row(backend, &hot_row);
+    let mut clean = hot_row.scenarios.iter().all(|s| s.outcome.errors == 0);
+    if args.hot_row_only {
+        return Ok(clean);
+    }
     let run = scenarios::run(server, demo, args).await?;
     report::print_run(backend, pid, &run);
-    let mut clean = run.scenarios.iter().all(|s| s.outcome.errors == 0);
+    clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
     let seller = demo
         .sellers
         .first()

@@ -119,6 +119,34 @@ pub fn print_titled_run(title: &str, run: &Run) {
     report_errors(&run.scenarios);
 }
 
+/// The hot-row scenario: as any run, with how many adjustments were refused.
+pub fn print_hot_row(backend: Backend, run: &Run) {
+    println!();
+    println!(
+        "backend {} hot row ({} writers on one variant)",
+        backend.name(),
+        crate::scenarios::HOT_ROW_WRITERS
+    );
+    println!(
+        "{:<18} {:>8} {:>10} {:>8} {:>8} {:>8} {:>7} {:>6}",
+        "scenario", "bytes", "req/s", "p50 ms", "p99 ms", "refused", "errors", "ratio"
+    );
+    for scenario in &run.scenarios {
+        println!(
+            "{:<18} {:>8} {:>10.1} {:>8.2} {:>8.2} {:>8} {:>7} {:>6}",
+            scenario.name,
+            scenario.body_bytes,
+            scenario.outcome.requests_per_second(),
+            scenario.outcome.quantile_ms(0.5),
+            scenario.outcome.quantile_ms(0.99),
+            scenario.outcome.refused,
+            scenario.outcome.errors,
+            ratio(scenario, &run.scenarios),
+        );
+    }
+    report_errors(&run.scenarios);
+}
+
 fn report_errors<'a>(scenarios: impl IntoIterator<Item = &'a Measured>) {
     let failed: Vec<&Measured> = scenarios
         .into_iter()

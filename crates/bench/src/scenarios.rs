@@ -49,8 +49,12 @@ impl Run {
 struct Scenario {
     name: &'static str,
     baseline: &'static str,
-    request: Request,
+    /// Sent in turn (see `load::Target`).
+    requests: Vec<Request>,
     expect: StatusCode,
+    refusal: Option<StatusCode>,
+    /// Requests in flight at once, when not the command line's.
+    concurrency: Option<u32>,
 }
 
 pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
@@ -68,12 +72,11 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     let scenarios = vec![
         Scenario::ok("root", "baseline_root", get("/v2")?),
         Scenario::ok("shop", "baseline_shop", get(&shop_path)?),
-        Scenario {
-            name: "shop_304",
-            baseline: "baseline_shop",
-            request: api.request(&shop_path, Some(&shop_etag))?,
-            expect: StatusCode::NOT_MODIFIED,
-        },
+        Scenario::not_modified(
+            "shop_304",
+            "baseline_shop",
+            api.request(&shop_path, Some(&shop_etag))?,
+        ),
         // The same static document with and without a bearer token: their ratio is what
         // verifying the token costs.
         Scenario::ok(
@@ -98,6 +101,45 @@ pub async fn run(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
     let startup_peak = server.peak_memory();
     let measured = measure(server, &api, scenarios, args).await?;
     Ok(Run::of(measured, startup_peak))
+}
+
+/// Connections adjusting the stock of one variant at once in the hot-row scenario.
+pub const HOT_ROW_WRITERS: u32 = 16;
+
+/// Stock adjustments of one variant by `HOT_ROW_WRITERS` connections at once, alternating
+/// +1 and -1 on a variant that does not sell on backorder and starts with no stock, so
+/// that some are refused (422, counted apart); with the static baseline of the size of
+/// the variant, at the same concurrency.
+pub async fn run_hot_row(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
+    let client = client(args)?;
+    let api = Api {
+        client: &client,
+        base: &server.url,
+        token: &token(&client, &server.url, demo).await?,
+    };
+    let variant_path = api.hot_variant().await?;
+    let (variant_bytes, _) = api.probe(&variant_path).await?;
+    let adjustments = format!("{variant_path}/stock_adjustments");
+    let baseline = api.request(&format!("/v2/_bench/baseline?bytes={variant_bytes}"), None)?;
+    let scenarios = vec![
+        Scenario {
+            name: "hot_row_stock",
+            baseline: "baseline_variant",
+            requests: vec![
+                api.post_json(&adjustments, r#"{"delta": 1}"#)?,
+                api.post_json(&adjustments, r#"{"delta": -1}"#)?,
+            ],
+            expect: StatusCode::OK,
+            refusal: Some(StatusCode::UNPROCESSABLE_ENTITY),
+            concurrency: Some(HOT_ROW_WRITERS),
+        },
+        Scenario {
+            concurrency: Some(HOT_ROW_WRITERS),
+            ..Scenario::ok("baseline_variant", "baseline_variant", baseline)
+        },
+    ];
+    let measured = measure(server, &api, scenarios, args).await?;
+    Ok(Run::of(measured, None))
 }
 
 /// The catalog's scenarios on a catalog of `size` generated products (ids 1 to `size`):
@@ -204,12 +246,11 @@ pub async fn run_storefront(server: &Server, demo: &DemoData, args: &Args) -> Re
             api.request(&format!("/v2/_bench/baseline?bytes={bytes}"), None)?,
         ));
         if name == "storefront_20" {
-            scenarios.push(Scenario {
-                name: "storefront_20_304",
+            scenarios.push(Scenario::not_modified(
+                "storefront_20_304",
                 baseline,
-                request: api.request(&path, Some(&etag))?,
-                expect: StatusCode::NOT_MODIFIED,
-            });
+                api.request(&path, Some(&etag))?,
+            ));
         }
     }
     let measured = measure_with(server, &client, scenarios, args).await?;
@@ -244,15 +285,17 @@ async fn measure_with(
     let mut measured = Vec::with_capacity(scenarios.len());
     for scenario in scenarios {
         let target = Target {
-            request: scenario.request,
+            requests: scenario.requests,
             expect: scenario.expect,
+            refusal: scenario.refusal,
         };
+        let concurrency = scenario.concurrency.unwrap_or(args.concurrency);
         let body_bytes = check(client, &target)
             .await
             .with_context(|| format!("scenario {} does not answer as expected", scenario.name))?;
         server.reset_peak_memory();
-        load::run(client, &target, args.concurrency, args.warmup()).await?;
-        let outcome = load::run(client, &target, args.concurrency, args.duration()).await?;
+        load::run(client, &target, concurrency, args.warmup()).await?;
+        let outcome = load::run(client, &target, concurrency, args.duration()).await?;
         measured.push(Measured {
             name: scenario.name,
             baseline: scenario.baseline,
@@ -269,8 +312,17 @@ impl Scenario {
         Self {
             name,
             baseline,
-            request,
+            requests: vec![request],
             expect: StatusCode::OK,
+            refusal: None,
+            concurrency: None,
+        }
+    }
+
+    fn not_modified(name: &'static str, baseline: &'static str, request: Request) -> Self {
+        Self {
+            expect: StatusCode::NOT_MODIFIED,
+            ..Self::ok(name, baseline, request)
         }
     }
 }
@@ -379,6 +431,33 @@ impl Api<'_> {
             .with_context(|| format!("GET {path} shows no variant"))
     }
 
+    /// Creates a product whose one variant has no stock and does not sell on backorder:
+    /// the variant's path.
+    async fn hot_variant(&self) -> Result<String> {
+        let response = self
+            .client
+            .post(format!("{}/v2/products", self.base))
+            .bearer_auth(self.token)
+            .json(&serde_json::json!({
+                "title": "Hot item",
+                "variants": [{"sku": "HOT-1", "price": 100, "stock": 0,
+                              "available_if_no_stock": false}]
+            }))
+            .send()
+            .await
+            .context("create the hot-row product")?;
+        let status = response.status();
+        let product: serde_json::Value = response.json().await?;
+        ensure!(
+            status == StatusCode::CREATED,
+            "creating the hot-row product answered {status}: {product}"
+        );
+        let variant = product["_embedded"]["variants"][0]["id"]
+            .as_i64()
+            .context("the hot-row product shows no variant")?;
+        Ok(format!("/v2/products/{}/variants/{variant}", product["id"]))
+    }
+
     /// A client-credentials token request of the demo app.
     fn client_credentials(&self, demo: &DemoData) -> Result<Request> {
         self.client
@@ -415,17 +494,18 @@ impl Api<'_> {
     }
 }
 
-/// Sends the target once and checks the status: the body's length.
+/// Sends the target's first request once and checks the status: the body's length.
 async fn check(client: &Client, target: &Target) -> Result<usize> {
     let request = target
-        .request
-        .try_clone()
+        .requests
+        .first()
+        .and_then(Request::try_clone)
         .context("the request cannot be cloned")?;
     let response = client.execute(request).await?;
     let status = response.status();
     let body = response.bytes().await?;
     ensure!(
-        status == target.expect,
+        status == target.expect || Some(status) == target.refusal,
         "answered {status}, expected {}: {}",
         target.expect,
         String::from_utf8_lossy(&body)

@@ -5,7 +5,7 @@
 use anyhow::{Context, Result};
 use domain::{Clock, SystemClock};
 use serde_json::json;
-use storage::events::{Actor, NewEvent};
+use storage::events::{Actor, Audience, NewEvent};
 use storage::outbox;
 use storage::{Database, StoreOptions, sellers};
 
@@ -42,7 +42,7 @@ pub async fn load_about(
                 seller_id: Some(seller.id),
                 shop_id: None,
                 shop_subdomain: None,
-                shop_ids: None,
+                audience: Audience::Owner,
                 item_type: "product",
                 item_id,
                 item_slug: None,

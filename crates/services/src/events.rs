@@ -4,7 +4,7 @@
 use domain::Timestamp;
 use serde_json::Value;
 use storage::Tx;
-use storage::events::{Actor, NewEvent};
+use storage::events::{Actor, Audience, NewEvent};
 use storage::outbox;
 use storage::shops::Shop;
 
@@ -16,8 +16,8 @@ pub struct Change<'a> {
     pub account_id: i64,
     pub seller_id: Option<i64>,
     pub shop: Option<&'a Shop>,
-    /// The shops whose subscriptions hear of it, when not all of the seller's.
-    pub shop_ids: Option<&'a [i64]>,
+    /// Whose subscriptions hear of it.
+    pub audience: Audience<'a>,
     pub item_type: &'static str,
     pub item_id: i64,
     pub item_slug: Option<&'a str>,
@@ -32,7 +32,7 @@ impl<'a> Change<'a> {
             account_id: shop.account_id,
             seller_id: Some(shop.seller_id),
             shop: Some(shop),
-            shop_ids: None,
+            audience: Audience::Owner,
             item_type: "shop",
             item_id: shop.id,
             item_slug: Some(&shop.subdomain),
@@ -55,7 +55,7 @@ impl<'a> Change<'a> {
             account_id: shop.account_id,
             seller_id: Some(shop.seller_id),
             shop: Some(shop),
-            shop_ids: None,
+            audience: Audience::Owner,
             item_type,
             item_id,
             item_slug,
@@ -78,7 +78,7 @@ impl<'a> Change<'a> {
             account_id,
             seller_id: Some(seller_id),
             shop: None,
-            shop_ids: None,
+            audience: Audience::Owner,
             item_type,
             item_id,
             item_slug,
@@ -91,7 +91,20 @@ impl<'a> Change<'a> {
     /// Heard only by the subscriptions of these shops (a product's shops).
     pub fn heard_in(self, shop_ids: &'a [i64]) -> Self {
         Self {
-            shop_ids: Some(shop_ids),
+            audience: Audience::Shops(shop_ids),
+            ..self
+        }
+    }
+
+    /// Heard only by the subscriptions of the product's shops, as they are when the event
+    /// is written (the caller holds the product locked).
+    pub fn heard_in_shops_of(self, product_id: i64, seller_id: i64, all_shops: bool) -> Self {
+        Self {
+            audience: Audience::ProductShops {
+                product_id,
+                seller_id,
+                all_shops,
+            },
             ..self
         }
     }
@@ -104,20 +117,27 @@ pub async fn record(
     change: Change<'_>,
     now: Timestamp,
 ) -> storage::Result<i64> {
-    let event = NewEvent {
-        topic: change.topic,
-        account_id: change.account_id,
-        seller_id: change.seller_id,
-        shop_id: change.shop.map(|s| s.id),
-        shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
-        shop_ids: change.shop_ids,
-        item_type: change.item_type,
-        item_id: change.item_id,
-        item_slug: change.item_slug,
-        actor,
-        item: change.item,
-    };
-    outbox::record(tx, &event, now).await
+    outbox::record(tx, &change.event(actor), now).await
+}
+
+impl<'a> Change<'a> {
+    /// The event row that reports the change, caused by `actor`.
+    pub fn event(&self, actor: Actor<'a>) -> NewEvent<'a> {
+        let change = self;
+        NewEvent {
+            topic: change.topic,
+            account_id: change.account_id,
+            seller_id: change.seller_id,
+            shop_id: change.shop.map(|s| s.id),
+            shop_subdomain: change.shop.map(|s| s.subdomain.as_str()),
+            audience: change.audience,
+            item_type: change.item_type,
+            item_id: change.item_id,
+            item_slug: change.item_slug,
+            actor,
+            item: change.item,
+        }
+    }
 }
 
 impl Op<'_> {

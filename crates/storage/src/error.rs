@@ -57,6 +57,28 @@ impl Error {
         }
     }
 
+    /// The same failure for another caller whose work shared the transaction (a batch):
+    /// of the same kind, so answered alike, with the driver's error as its message.
+    pub fn duplicate(&self) -> Error {
+        let copy = |err: &sqlx::Error| sqlx::Error::Protocol(err.to_string());
+        match self {
+            Error::UniqueViolation { index, target } => Error::UniqueViolation {
+                index: *index,
+                target: target.clone(),
+            },
+            Error::ForeignKeyViolation { target } => Error::ForeignKeyViolation {
+                target: target.clone(),
+            },
+            Error::Conflict(err) => Error::Conflict(copy(err)),
+            Error::LockOrderChanged => Error::LockOrderChanged,
+            Error::Busy(err) => Error::Busy(copy(err)),
+            Error::Database(err) => Error::Database(copy(err)),
+            Error::Migrate(err) => Error::Database(sqlx::Error::Protocol(err.to_string())),
+            Error::Config(message) => Error::Config(message.clone()),
+            Error::Corrupt(message) => Error::Corrupt(message.clone()),
+        }
+    }
+
     /// Whether the same unit of work, run again in a new transaction, may succeed: it lost
     /// a conflict with a concurrent transaction, or a concurrent one deleted a row it
     /// names. Not `Busy`, whose timeout has already been waited out.

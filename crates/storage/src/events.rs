@@ -5,6 +5,7 @@ use domain::Timestamp;
 
 use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
+use crate::sql::{Arg, Params};
 use crate::write::Columns;
 
 /// Who caused a change.
@@ -22,15 +23,31 @@ pub struct NewEvent<'a> {
     pub seller_id: Option<i64>,
     pub shop_id: Option<i64>,
     pub shop_subdomain: Option<&'a str>,
-    /// The shops whose subscriptions hear of a seller's item (a product's shops); by
-    /// default the event's shop, else every shop of its seller.
-    pub shop_ids: Option<&'a [i64]>,
+    /// Whose subscriptions hear of it.
+    pub audience: Audience<'a>,
     pub item_type: &'a str,
     pub item_id: i64,
     pub item_slug: Option<&'a str>,
     pub actor: Actor<'a>,
     /// The item as a GET showed it at the moment of the event.
     pub item: &'a serde_json::Value,
+}
+
+/// The subscriptions of the event's account that hear of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Audience<'a> {
+    /// Those of the event's shop, else of every shop of its seller, else every one.
+    Owner,
+    /// Those of these shops (a product's, as the caller read them).
+    Shops(&'a [i64]),
+    /// Those of the shops a product is in as the deliveries are written: read by the
+    /// statement that writes them, so under the caller's lock on the product.
+    ProductShops {
+        product_id: i64,
+        seller_id: i64,
+        /// The product is in every shop of its seller.
+        all_shops: bool,
+    },
 }
 
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -73,6 +90,37 @@ pub(crate) async fn insert(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) ->
         .fetch_id(tx)
         .await?;
     Ok(id)
+}
+
+/// An `INSERT` of the events' rows, in their order (so their sequence numbers follow it),
+/// with its values bound in `p`; it returns nothing, for the caller to add `RETURNING`.
+pub(crate) fn insert_sql(events: &[NewEvent<'_>], now: Timestamp, p: &mut Params) -> String {
+    let rows: Vec<String> = events
+        .iter()
+        .map(|event| {
+            let values = [
+                Arg::from(event.topic),
+                Arg::Int(event.account_id),
+                Arg::MaybeInt(event.seller_id),
+                Arg::MaybeInt(event.shop_id),
+                Arg::from(event.shop_subdomain),
+                Arg::from(event.item_type),
+                Arg::Int(event.item_id),
+                Arg::from(event.item_slug),
+                Arg::MaybeInt(event.actor.user_id),
+                Arg::from(event.actor.user_name),
+                Arg::MaybeInt(event.actor.app_id),
+                Arg::Text(event.item.to_string()),
+                Arg::from(now),
+            ];
+            format!("({})", p.bind_all(values))
+        })
+        .collect();
+    format!(
+        "INSERT INTO events (topic, account_id, seller_id, shop_id, shop_subdomain, item_type, item_id, \
+         item_slug, user_id, user_name, app_id, item, created_on) VALUES {}",
+        rows.join(", ")
+    )
 }
 
 /// Events of an account after a sequence number, oldest first.

@@ -58,7 +58,7 @@ pub use transaction::{MAX_ATTEMPTS, Scoped, ScopedExt, TxError};
 pub use unique::UniqueIndex;
 
 /// What a principal may see: one account, optionally narrowed to one seller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tenant {
     pub account_id: i64,
     pub seller_id: Option<i64>,

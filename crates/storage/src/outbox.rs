@@ -5,10 +5,11 @@
 
 use domain::Timestamp;
 
-use crate::db::Tx;
+use crate::db::{Backend, Exec, Tx};
 use crate::error::Result;
 use crate::events::{self, NewEvent};
-use crate::webhook_deliveries;
+use crate::sql::Params;
+use crate::webhook_deliveries::{self, CHANNEL};
 
 /// Records an event inside the caller's transaction, with a delivery for every
 /// subscription that hears of it; returns its sequence number.
@@ -16,4 +17,60 @@ pub async fn record(tx: &mut Tx, event: &NewEvent<'_>, now: Timestamp) -> Result
     let id = events::insert(tx, event, now).await?;
     webhook_deliveries::fan_out(tx, id, event, now).await?;
     Ok(id)
+}
+
+/// Records events in order (their sequence numbers follow it), as `record` does each.
+/// Events of one owner and audience (the changes of one item, a batch of stock
+/// adjustments) take one statement on PostgreSQL (events, deliveries and the dispatchers'
+/// notice) and two on SQLite, so that a write holding a busy row lock sends few.
+pub async fn record_all(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Result<()> {
+    let Some(first) = all.first() else {
+        return Ok(());
+    };
+    let shared = all.iter().all(|e| {
+        (e.account_id, e.seller_id, e.shop_id, e.audience)
+            == (
+                first.account_id,
+                first.seller_id,
+                first.shop_id,
+                first.audience,
+            )
+    });
+    if !shared {
+        for event in all {
+            record(tx, event, now).await?;
+        }
+        return Ok(());
+    }
+    match tx.backend() {
+        Backend::Postgres => record_in_one_statement(tx, all, now).await,
+        Backend::Sqlite => {
+            let mut p = Params::new();
+            let sql = format!("{} RETURNING id", events::insert_sql(all, now, &mut p));
+            let ids: Vec<(i64,)> = fetch_all_bound!(Exec::Tx(tx), (i64,), sql, p.args())?;
+            let ids: Vec<i64> = ids.into_iter().map(|(id,)| id).collect();
+            webhook_deliveries::fan_out_all(tx, &ids, first, now).await
+        }
+    }
+}
+
+/// PostgreSQL: the events, their deliveries and, when there are some, the notice to
+/// every node's dispatcher (sent at the commit), in one statement.
+async fn record_in_one_statement(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Result<()> {
+    let mut p = Params::new();
+    let insert_events = events::insert_sql(all, now, &mut p);
+    let events = "inserted e";
+    let insert_deliveries =
+        webhook_deliveries::deliveries_sql(Backend::Postgres, events, &all[0], now, &mut p);
+    let sql = format!(
+        "WITH inserted AS ({insert_events} RETURNING id, topic, account_id, item_type, item_id, app_id), \
+         delivered AS ({insert_deliveries} RETURNING 1) \
+         SELECT c.n FROM (SELECT COUNT(*) AS n FROM delivered) c \
+         LEFT JOIN LATERAL (SELECT pg_notify('{CHANNEL}', '') WHERE c.n > 0) notice ON TRUE"
+    );
+    let delivered: Vec<(i64,)> = fetch_all_bound!(Exec::Tx(tx), (i64,), sql, p.args())?;
+    if delivered.first().is_some_and(|(n,)| *n > 0) {
+        tx.wake_dispatcher_on_commit();
+    }
+    Ok(())
 }

@@ -19,8 +19,8 @@ pub async fn counting<F: Future>(work: F) -> (F::Output, u32) {
         .await
 }
 
-/// Notes `n` queries, when counting.
-pub(crate) fn note(n: u32) {
+/// Notes `n` queries, when counting (also those another task sent on this one's behalf).
+pub fn note(n: u32) {
     let _ = QUERIES.try_with(|count| count.set(count.get() + n));
 }
 

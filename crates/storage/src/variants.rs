@@ -193,6 +193,109 @@ pub async fn adjust_stock(
     })
 }
 
+/// What a batch of stock changes needs of the variant's product, besides its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StockOwner {
+    pub account_id: i64,
+    pub seller_id: i64,
+    /// The product is in every shop of its seller.
+    pub all_shops: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct LockedForStock {
+    #[sqlx(flatten)]
+    variant: Variant,
+    owner_account_id: i64,
+    owner_seller_id: i64,
+    owner_all_shops: bool,
+}
+
+/// Takes the locks a stock change holds, in one statement: the product's (level 5 of
+/// `locks`), then the variant's (level 6), both `FOR UPDATE` on PostgreSQL; answers the
+/// variant as it is under the lock, with its owners, or `None` when the tenant has no such
+/// product or variant.
+pub async fn lock_for_stock(
+    tx: &mut Tx,
+    tenant: crate::Tenant,
+    product_id: i64,
+    id: i64,
+) -> Result<Option<(Variant, StockOwner)>> {
+    let product = "SELECT id, account_id AS owner_account_id, seller_id AS owner_seller_id, \
+                   all_shops AS owner_all_shops FROM products \
+                   WHERE id = $2 AND account_id = $3 AND ($4 IS NULL OR seller_id = $4)";
+    let (product, lock) = match tx.backend() {
+        // MATERIALIZED: the product is locked on its own, before the variant.
+        Backend::Postgres => (
+            format!("WITH p AS MATERIALIZED ({product} FOR UPDATE)"),
+            " FOR UPDATE OF v",
+        ),
+        // One writer at a time: nothing to lock.
+        Backend::Sqlite => (format!("WITH p AS ({product})"), ""),
+    };
+    let sql = format!(
+        "{product} SELECT {}, p.owner_account_id, p.owner_seller_id, p.owner_all_shops \
+         FROM p JOIN variants v ON v.product_id = p.id WHERE v.id = $1{lock}",
+        qualified_columns("v")
+    );
+    let locked: Option<LockedForStock> = with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(product_id)
+            .bind(tenant.account_id)
+            .bind(tenant.seller_id)
+            .fetch_optional(c)
+            .await
+    })?;
+    Ok(locked.map(|l| {
+        let owner = StockOwner {
+            account_id: l.owner_account_id,
+            seller_id: l.owner_seller_id,
+            all_shops: l.owner_all_shops,
+        };
+        (l.variant, owner)
+    }))
+}
+
+/// Sets the stock of a variant the caller holds locked with its product (see
+/// `lock_for_stock`), and both their `updated_on`: one statement on PostgreSQL.
+pub async fn set_stock(
+    tx: &mut Tx,
+    product_id: i64,
+    id: i64,
+    stock: i64,
+    now: Timestamp,
+) -> Result<()> {
+    let variant = "UPDATE variants SET stock = $3, updated_on = $4 WHERE id = $2";
+    let product = "UPDATE products SET updated_on = $4 WHERE id = $1";
+    let statements = match tx.backend() {
+        Backend::Postgres => vec![format!("WITH touched AS ({product}) {variant}")],
+        Backend::Sqlite => vec![product.to_owned(), variant.to_owned()],
+    };
+    for sql in statements {
+        with_conn!(Exec::Tx(tx), |c| {
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(product_id)
+                .bind(id)
+                .bind(stock)
+                .bind(now.as_micros())
+                .execute(c)
+                .await
+                .map(|_| ())
+        })?;
+    }
+    Ok(())
+}
+
+/// The variant columns, each prefixed with the table's alias.
+fn qualified_columns(alias: &str) -> String {
+    columns!()
+        .split(',')
+        .map(|column| format!("{alias}.{}", column.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A variant of a product (the caller has checked the product's scope).
 pub async fn find<'a>(
     exec: impl Into<Exec<'a>>,

@@ -13,7 +13,7 @@ use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
 
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
-use crate::events::NewEvent;
+use crate::events::{Audience, NewEvent};
 use crate::sql::{Arg, Filter, Params, Sort, Window, list_sql};
 use crate::write::execute_bound;
 
@@ -112,40 +112,17 @@ pub async fn fan_out(
     now: Timestamp,
 ) -> Result<()> {
     let mut p = Params::new();
-    let audience = match (event.shop_ids, event.shop_id, event.seller_id) {
-        (Some(shops), _, _) => format!(
-            "w.shop_id IN ({})",
-            p.bind_all(shops.iter().copied().map(Arg::Int))
-        ),
-        (None, Some(shop), _) => format!("w.shop_id = {}", p.bind(Arg::Int(shop))),
-        (None, None, Some(seller)) => format!("w.seller_id = {}", p.bind(Arg::Int(seller))),
-        (None, None, None) => "TRUE".to_owned(),
-    };
-    let topic = p.bind(Arg::Text(event.topic.to_owned()));
-    let app = p.bind(Arg::MaybeInt(event.actor.app_id));
-    let receiving: Vec<Arg> = domain::webhook::SubscriptionStatus::ALL
-        .iter()
-        .filter(|s| s.receives_events())
-        .map(|s| Arg::Text(s.as_str().to_owned()))
-        .collect();
-    let now = p.bind(Arg::Int(now.as_micros()));
-    let lock = match tx.backend() {
-        Backend::Sqlite => "",
-        Backend::Postgres => " FOR KEY SHARE OF w",
-    };
-    let sql = format!(
-        "INSERT INTO webhook_deliveries (webhook_id, event_id, topic, resource_key, status, next_attempt_on, \
-         created_on, updated_on) \
-         SELECT w.id, {event}, {topic}, {resource}, 'pending', {next}, {now}, {now} FROM webhooks w \
-         WHERE w.account_id = {account} AND {audience} AND w.status IN ({receiving}) \
-         AND (w.topic = {topic} OR substr({topic}, 1, length(w.topic) + 1) = w.topic || '.') \
-         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR {app} IS NULL OR w.app_id <> {app}){lock}",
-        event = p.bind(Arg::Int(event_id)),
-        resource = p.bind(Arg::Text(format!("{}:{}", event.item_type, event.item_id))),
-        next = next_attempt("w.status", &now),
+    let events = format!(
+        "(SELECT {id} AS id, {topic} AS topic, {account} AS account_id, {item_type} AS item_type, \
+         {item_id} AS item_id, {app} AS app_id) e",
+        id = p.bind(Arg::Int(event_id)),
+        topic = p.bind(Arg::Text(event.topic.to_owned())),
         account = p.bind(Arg::Int(event.account_id)),
-        receiving = p.bind_all(receiving),
+        item_type = p.bind(Arg::Text(event.item_type.to_owned())),
+        item_id = p.bind(Arg::Int(event.item_id)),
+        app = p.bind(Arg::MaybeInt(event.actor.app_id)),
     );
+    let sql = deliveries_sql(tx.backend(), &events, event, now, &mut p);
     let inserted = with_conn!(Exec::Tx(tx), |c| {
         crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), p.args())
             .execute(c)
@@ -158,9 +135,102 @@ pub async fn fan_out(
     Ok(())
 }
 
+/// Creates the deliveries of events already written (`ids`, in order) that share their
+/// account, owner and audience (`like`), as `fan_out` does for one, in one statement.
+pub(crate) async fn fan_out_all(
+    tx: &mut Tx,
+    ids: &[i64],
+    like: &NewEvent<'_>,
+    now: Timestamp,
+) -> Result<()> {
+    let mut p = Params::new();
+    let events = format!(
+        "(SELECT id, topic, account_id, item_type, item_id, app_id FROM events WHERE id IN ({})) e",
+        p.bind_all(ids.iter().copied().map(Arg::Int))
+    );
+    let sql = deliveries_sql(tx.backend(), &events, like, now, &mut p);
+    let inserted = with_conn!(Exec::Tx(tx), |c| {
+        crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), p.args())
+            .execute(c)
+            .await
+            .map(|done| done.rows_affected())
+    })?;
+    if inserted > 0 {
+        announce(tx).await?;
+    }
+    Ok(())
+}
+
+/// The `INSERT … SELECT` of the deliveries of the events `events` (an SQL row source
+/// named `e`, with their `id`, `topic`, `account_id`, `item_type`, `item_id` and
+/// `app_id`), which share `like`'s owner and audience: in event order, then subscription
+/// order. On PostgreSQL it holds the subscriptions `FOR KEY SHARE` (see `fan_out`).
+pub(crate) fn deliveries_sql(
+    backend: Backend,
+    events: &str,
+    like: &NewEvent<'_>,
+    now: Timestamp,
+    p: &mut Params,
+) -> String {
+    let audience = audience_sql(like, p);
+    let receiving: Vec<Arg> = domain::webhook::SubscriptionStatus::ALL
+        .iter()
+        .filter(|s| s.receives_events())
+        .map(|s| Arg::Text(s.as_str().to_owned()))
+        .collect();
+    let now = p.bind(Arg::Int(now.as_micros()));
+    let lock = match backend {
+        Backend::Sqlite => "",
+        Backend::Postgres => " FOR KEY SHARE OF w",
+    };
+    format!(
+        "INSERT INTO webhook_deliveries (webhook_id, event_id, topic, resource_key, status, next_attempt_on, \
+         created_on, updated_on) \
+         SELECT w.id, e.id, e.topic, e.item_type || ':' || e.item_id, 'pending', {next}, {now}, {now} \
+         FROM {events} JOIN webhooks w ON w.account_id = e.account_id \
+         WHERE {audience} AND w.status IN ({receiving}) \
+         AND (w.topic = e.topic OR substr(e.topic, 1, length(w.topic) + 1) = w.topic || '.') \
+         AND (w.notify_origin = TRUE OR w.app_id IS NULL OR e.app_id IS NULL OR w.app_id <> e.app_id) \
+         ORDER BY e.id, w.id{lock}",
+        next = next_attempt("w.status", &now),
+        receiving = p.bind_all(receiving),
+    )
+}
+
+/// Which subscriptions (`w`) hear of the event, in SQL.
+fn audience_sql(event: &NewEvent<'_>, p: &mut Params) -> String {
+    match (event.audience, event.shop_id, event.seller_id) {
+        (Audience::Shops(shops), _, _) => format!(
+            "w.shop_id IN ({})",
+            p.bind_all(shops.iter().copied().map(Arg::Int))
+        ),
+        (
+            Audience::ProductShops {
+                seller_id,
+                all_shops: true,
+                ..
+            },
+            _,
+            _,
+        ) => format!(
+            "w.shop_id IN (SELECT id FROM shops WHERE seller_id = {})",
+            p.bind(Arg::Int(seller_id))
+        ),
+        (Audience::ProductShops { product_id, .. }, _, _) => format!(
+            "w.shop_id IN (SELECT shop_id FROM product_shops WHERE product_id = {})",
+            p.bind(Arg::Int(product_id))
+        ),
+        (Audience::Owner, Some(shop), _) => format!("w.shop_id = {}", p.bind(Arg::Int(shop))),
+        (Audience::Owner, None, Some(seller)) => {
+            format!("w.seller_id = {}", p.bind(Arg::Int(seller)))
+        }
+        (Audience::Owner, None, None) => "TRUE".to_owned(),
+    }
+}
+
 /// Tells the dispatchers of this handle (after the commit) and of other nodes (through
 /// PostgreSQL, at the commit) that work is due.
-async fn announce(tx: &mut Tx) -> Result<()> {
+pub(crate) async fn announce(tx: &mut Tx) -> Result<()> {
     tx.wake_dispatcher_on_commit();
     if tx.backend() == Backend::Postgres {
         execute_bound(tx, format!("SELECT pg_notify('{CHANNEL}', '')"), &[]).await?;

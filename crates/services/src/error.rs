@@ -62,6 +62,29 @@ impl ServiceError {
         }
     }
 
+    /// The same failure for another request that shared the transaction (a batch),
+    /// answered alike.
+    pub(crate) fn shared(&self) -> Self {
+        match self {
+            Self::NotFound => Self::NotFound,
+            Self::Invalid(fields) => Self::Invalid(fields.clone()),
+            Self::PreconditionFailed => Self::PreconditionFailed,
+            Self::Storage {
+                error,
+                derived,
+                origin,
+            } => Self::Storage {
+                error: error.duplicate(),
+                derived: *derived,
+                origin,
+            },
+            Self::Internal { cause, origin } => Self::Internal {
+                cause: cause.clone(),
+                origin,
+            },
+        }
+    }
+
     /// Where the error was made (storage and internal errors).
     pub fn origin(&self) -> Option<&'static Location<'static>> {
         match self {

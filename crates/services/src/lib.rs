@@ -14,6 +14,7 @@ mod actor;
 pub mod catalog;
 mod error;
 pub mod events;
+mod lanes;
 mod precondition;
 mod present;
 pub mod sellers;
@@ -48,11 +49,18 @@ pub struct Services {
     db: Database,
     clock: Arc<dyn Clock>,
     present: Arc<dyn Present>,
+    /// Stock adjustments waiting to be applied, by variant (shared by clones).
+    stock_lanes: Arc<variants::stock::StockLanes>,
 }
 
 impl Services {
     pub fn new(db: Database, clock: Arc<dyn Clock>, present: Arc<dyn Present>) -> Self {
-        Self { db, clock, present }
+        Self {
+            db,
+            clock,
+            present,
+            stock_lanes: variants::stock::lanes(),
+        }
     }
 
     pub fn db(&self) -> &Database {

@@ -42,6 +42,7 @@ mod secrets_at_rest;
 mod sellers;
 mod services;
 mod shops;
+mod stock_batches;
 mod token_endpoint;
 mod unique_indexes;
 mod v1_profile;

@@ -3,12 +3,13 @@
 //! derives its price, search document and smart collections anew.
 
 pub mod input;
+pub mod stock;
 
-use domain::{FieldErrors, ScopeSet, limits, topic};
+use domain::{FieldErrors, ScopeSet, topic};
 use serde_json::Value;
-use storage::products::{self, Product};
-use storage::variants::{self as stored, Owner, StockChange, Variant, VariantData};
-use storage::{ScopedExt, Tenant, Tx, collections, price_lists, product_assets, tenant_rows};
+use storage::products::Product;
+use storage::variants::{self as stored, Owner, Variant, VariantData};
+use storage::{ScopedExt, Tenant, Tx, price_lists, product_assets, tenant_rows};
 
 use self::input::{Defaults, NewVariant, VariantChanges};
 use crate::catalog::{self, VARIANTS_MAX, check_skus_free, locked_product, refresh_derived};
@@ -134,8 +135,8 @@ pub async fn delete(
         .await
 }
 
-/// Adds `delta` (not 0, within the stock's range) to the variant's stock in one
-/// conditional update (see `storage::variants`).
+/// Adds `delta` (not 0, within the stock's range) to the variant's stock, with the
+/// concurrent adjustments of the variant on this node (see `stock`).
 pub async fn adjust_stock(
     services: &Services,
     actor: &Actor,
@@ -143,47 +144,7 @@ pub async fn adjust_stock(
     id: i64,
     delta: i64,
 ) -> ServiceResult<Shown<Variant>> {
-    if delta == 0 || !limits::STOCK.contains(delta) {
-        return Err(ServiceError::invalid_field(
-            "delta",
-            format!("{} (and not 0)", limits::STOCK.message()),
-        ));
-    }
-    let op = Op::new(services, actor);
-    services
-        .write(|tx| {
-            async move {
-                let product = locked_product(tx, actor.tenant, product_id).await?;
-                let variant = match stored::adjust_stock(tx, product_id, id, delta, op.now).await? {
-                    StockChange::Applied(variant) => *variant,
-                    StockChange::Insufficient(stock) => {
-                        return Err(ServiceError::invalid_field(
-                            "delta",
-                            format!(
-                                "would take the stock ({stock}) below zero, and the variant is not available_if_no_stock"
-                            ),
-                        ));
-                    }
-                    StockChange::OutOfRange(stock) => {
-                        return Err(ServiceError::invalid_field(
-                            "delta",
-                            format!(
-                                "would take the stock ({stock}) out of its range, {} to {}",
-                                limits::STOCK.min,
-                                limits::STOCK.max
-                            ),
-                        ));
-                    }
-                    StockChange::NotFound => return Err(ServiceError::NotFound),
-                };
-                products::touch(tx, product_id, op.now).await?;
-                collections::refresh_product(tx, product.seller_id, product_id).await?;
-                let shown = record(tx, op, topic::VARIANTS_UPDATED, &product, &variant).await?;
-                Ok(Shown::new(variant, shown))
-            }
-            .scoped()
-        })
-        .await
+    stock::adjust(services, actor, product_id, id, delta).await
 }
 
 /// The product and its variant, locked, once the caller's expectation of it holds.

@@ -139,3 +139,119 @@ impl<K: Eq + Hash, R, A> Drop for ClearOnDrop<'_, K, R, A> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use domain::catalog::stock::{Refusal, apply_in_order};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    type Stocks = Arc<Mutex<HashMap<u8, i64>>>;
+    type Batches = Arc<Mutex<Vec<(u8, Vec<i64>)>>>;
+    type Run = std::pin::Pin<Box<dyn Future<Output = Vec<Result<i64, Refusal>>> + Send>>;
+
+    /// A batch runner over an in-memory stock per key, as the stock lanes' runs: it
+    /// applies the batch in the order given, and logs each batch it ran.
+    fn runner(
+        key: u8,
+        stocks: Stocks,
+        batches: Batches,
+    ) -> impl FnMut(Vec<i64>) -> Run + Send + 'static {
+        move |deltas: Vec<i64>| {
+            let (stocks, batches) = (stocks.clone(), batches.clone());
+            Box::pin(async move {
+                // Others may queue while a batch runs.
+                tokio::task::yield_now().await;
+                let mut stocks = stocks.lock().unwrap();
+                let stock = stocks.entry(key).or_insert(0);
+                let (outcomes, end) = apply_in_order(*stock, false, deltas.iter().copied());
+                *stock = end;
+                batches.lock().unwrap().push((key, deltas));
+                outcomes
+            })
+        }
+    }
+
+    /// Submissions in waves (a wave's requests join their lanes before the next wave is
+    /// sent, with the runners yielding in between): a key and a delta each.
+    fn waves() -> impl Strategy<Value = Vec<Vec<(u8, i64)>>> {
+        prop::collection::vec(prop::collection::vec((0u8..3, -3i64..=3), 1..12), 1..6)
+    }
+
+    proptest! {
+        /// Each lane runs its requests in the order they joined it, in batches of at most
+        /// the bound, each exactly once; every request gets the answer of its own turn,
+        /// as if the requests of its key had been applied one by one in that order.
+        #[test]
+        fn lanes_apply_requests_in_arrival_order_and_answer_each_its_own(
+            waves in waves(),
+            yields in 0usize..4,
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            runtime.block_on(async {
+                let lanes: Arc<Lanes<u8, i64, Result<i64, Refusal>>> = Arc::new(Lanes::new(4));
+                let stocks: Stocks = Arc::default();
+                let batches: Batches = Arc::default();
+                let mut sent: Vec<(u8, i64)> = Vec::new();
+                let mut answers = Vec::new();
+                for wave in &waves {
+                    for &(key, delta) in wave {
+                        let lanes = lanes.clone();
+                        let run = runner(key, stocks.clone(), batches.clone());
+                        answers.push(tokio::spawn(
+                            async move { lanes.submit(key, delta, run).await },
+                        ));
+                        sent.push((key, delta));
+                    }
+                    for _ in 0..yields {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                let mut answered = Vec::new();
+                for answer in answers {
+                    answered.push(answer.await.unwrap().unwrap());
+                }
+                let batches = batches.lock().unwrap().clone();
+                for key in 0u8..3 {
+                    let in_order: Vec<i64> =
+                        sent.iter().filter(|(k, _)| *k == key).map(|(_, d)| *d).collect();
+                    let ran: Vec<i64> = batches
+                        .iter()
+                        .filter(|(k, _)| *k == key)
+                        .flat_map(|(_, d)| d.clone())
+                        .collect();
+                    prop_assert_eq!(&ran, &in_order, "key {} ran in arrival order, each once", key);
+                    let expected = apply_in_order(0, false, in_order).0;
+                    let got: Vec<Result<i64, Refusal>> = sent
+                        .iter()
+                        .zip(&answered)
+                        .filter(|((k, _), _)| *k == key)
+                        .map(|(_, answer)| *answer)
+                        .collect();
+                    prop_assert_eq!(got, expected, "key {} answered in its own turn", key);
+                }
+                prop_assert!(batches.iter().all(|(_, batch)| (1..=4).contains(&batch.len())));
+                prop_assert!(lanes.lock().is_empty(), "every lane went idle");
+                Ok(())
+            })?;
+        }
+    }
+
+    #[test]
+    fn a_runner_that_dies_leaves_its_requests_unanswered_and_the_lane_usable() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let lanes: Arc<Lanes<u8, i64, i64>> = Arc::new(Lanes::new(4));
+            let dying =
+                |_: Vec<i64>| -> std::future::Ready<Vec<i64>> { panic!("the batch failed") };
+            assert_eq!(lanes.submit(1, 5, dying).await, Err(Unanswered));
+            let doubling = |batch: Vec<i64>| async move { batch.iter().map(|d| d * 2).collect() };
+            assert_eq!(lanes.submit(1, 5, doubling).await, Ok(10));
+        });
+    }
+}

@@ -57,16 +57,65 @@ pub async fn record_all(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Re
 /// PostgreSQL: the events, their deliveries and, when there are some, the notice to
 /// every node's dispatcher (sent at the commit), in one statement.
 async fn record_in_one_statement(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Result<()> {
-    let mut p = Params::new();
+    record_in_one_statement_after(tx, Params::new(), &[], all, now).await
+}
+
+/// PostgreSQL only (SQLite cannot write inside `WITH`): runs `writes` (`UPDATE`s or
+/// `INSERT`s of the change the events report, their values bound in `p`), then records
+/// the events as `record_all` does, in one statement when the events share their owner
+/// and audience; so that a write holding a busy row lock sends one statement after it.
+pub(crate) async fn record_all_after(
+    tx: &mut Tx,
+    p: Params,
+    writes: &[String],
+    all: &[NewEvent<'_>],
+    now: Timestamp,
+) -> Result<()> {
+    let shared = all.first().is_some_and(|first| {
+        all.iter().all(|e| {
+            (e.account_id, e.seller_id, e.shop_id, e.audience)
+                == (
+                    first.account_id,
+                    first.seller_id,
+                    first.shop_id,
+                    first.audience,
+                )
+        })
+    });
+    if shared {
+        return record_in_one_statement_after(tx, p, writes, all, now).await;
+    }
+    let sql = format!("{} SELECT 1", with_writes(writes));
+    let _: Vec<(i32,)> = fetch_all_bound!(Exec::Tx(tx), (i32,), sql, p.args())?;
+    record_all(tx, all, now).await
+}
+
+/// `WITH` and the writes as its first queries, each followed by a comma (empty for none).
+fn with_writes(writes: &[String]) -> String {
+    let mut sql = String::from("WITH ");
+    for (i, write) in writes.iter().enumerate() {
+        sql.push_str(&format!("write_{i} AS ({write}), "));
+    }
+    sql
+}
+
+async fn record_in_one_statement_after(
+    tx: &mut Tx,
+    mut p: Params,
+    writes: &[String],
+    all: &[NewEvent<'_>],
+    now: Timestamp,
+) -> Result<()> {
     let insert_events = events::insert_sql(all, now, &mut p);
     let events = "inserted e";
     let insert_deliveries =
         webhook_deliveries::deliveries_sql(Backend::Postgres, events, &all[0], now, &mut p);
     let sql = format!(
-        "WITH inserted AS ({insert_events} RETURNING id, topic, account_id, item_type, item_id, app_id), \
+        "{}inserted AS ({insert_events} RETURNING id, topic, account_id, item_type, item_id, app_id), \
          delivered AS ({insert_deliveries} RETURNING 1) \
          SELECT c.n FROM (SELECT COUNT(*) AS n FROM delivered) c \
-         LEFT JOIN LATERAL (SELECT pg_notify('{CHANNEL}', '') WHERE c.n > 0) notice ON TRUE"
+         LEFT JOIN LATERAL (SELECT pg_notify('{CHANNEL}', '') WHERE c.n > 0) notice ON TRUE",
+        with_writes(writes)
     );
     let delivered: Vec<(i64,)> = fetch_all_bound!(Exec::Tx(tx), (i64,), sql, p.args())?;
     if delivered.first().is_some_and(|(n,)| *n > 0) {

@@ -200,6 +200,8 @@ pub struct StockOwner {
     pub seller_id: i64,
     /// The product is in every shop of its seller.
     pub all_shops: bool,
+    /// The seller has smart collections, whose members a stock change may change.
+    pub has_smart_collections: bool,
 }
 
 #[derive(sqlx::FromRow)]
@@ -209,12 +211,14 @@ struct LockedForStock {
     owner_account_id: i64,
     owner_seller_id: i64,
     owner_all_shops: bool,
+    owner_has_smart: bool,
 }
 
 /// Takes the locks a stock change holds, in one statement: the product's (level 5 of
 /// `locks`), then the variant's (level 6), both `FOR UPDATE` on PostgreSQL; answers the
 /// variant as it is under the lock, with its owners, or `None` when the tenant has no such
-/// product or variant.
+/// product or variant. (Whether the seller has smart collections holds while the caller
+/// holds the seller's catalog, `locks` level 2.)
 pub async fn lock_for_stock(
     tx: &mut Tx,
     tenant: crate::Tenant,
@@ -222,8 +226,9 @@ pub async fn lock_for_stock(
     id: i64,
 ) -> Result<Option<(Variant, StockOwner)>> {
     let product = "SELECT id, account_id AS owner_account_id, seller_id AS owner_seller_id, \
-                   all_shops AS owner_all_shops FROM products \
-                   WHERE id = $2 AND account_id = $3 AND ($4 IS NULL OR seller_id = $4)";
+                   all_shops AS owner_all_shops, EXISTS (SELECT 1 FROM collections c \
+                   WHERE c.seller_id = products.seller_id AND c.kind = 'smart') AS owner_has_smart \
+                   FROM products WHERE id = $2 AND account_id = $3 AND ($4 IS NULL OR seller_id = $4)";
     let (product, lock) = match tx.backend() {
         // MATERIALIZED: the product is locked on its own, before the variant.
         Backend::Postgres => (
@@ -234,7 +239,8 @@ pub async fn lock_for_stock(
         Backend::Sqlite => (format!("WITH p AS ({product})"), ""),
     };
     let sql = format!(
-        "{product} SELECT {}, p.owner_account_id, p.owner_seller_id, p.owner_all_shops \
+        "{product} SELECT {}, p.owner_account_id, p.owner_seller_id, p.owner_all_shops, \
+         p.owner_has_smart \
          FROM p JOIN variants v ON v.product_id = p.id WHERE v.id = $1{lock}",
         qualified_columns("v")
     );
@@ -252,6 +258,7 @@ pub async fn lock_for_stock(
             account_id: l.owner_account_id,
             seller_id: l.owner_seller_id,
             all_shops: l.owner_all_shops,
+            has_smart_collections: l.owner_has_smart,
         };
         (l.variant, owner)
     }))
@@ -285,6 +292,36 @@ pub async fn set_stock(
         })?;
     }
     Ok(())
+}
+
+/// Sets the stock as `set_stock` does and records the events that report it, in one
+/// statement on PostgreSQL (for a write that holds the variant's busy lock meanwhile).
+pub async fn set_stock_and_record(
+    tx: &mut Tx,
+    product_id: i64,
+    id: i64,
+    stock: i64,
+    now: Timestamp,
+    events: &[crate::events::NewEvent<'_>],
+) -> Result<()> {
+    if tx.backend() == Backend::Sqlite {
+        set_stock(tx, product_id, id, stock, now).await?;
+        return crate::outbox::record_all(tx, events, now).await;
+    }
+    let mut p = crate::sql::Params::new();
+    let at = p.bind(Arg::Int(now.as_micros()));
+    let writes = [
+        format!(
+            "UPDATE products SET updated_on = {at} WHERE id = {}",
+            p.bind(Arg::Int(product_id))
+        ),
+        format!(
+            "UPDATE variants SET stock = {}, updated_on = {at} WHERE id = {}",
+            p.bind(Arg::Int(stock)),
+            p.bind(Arg::Int(id))
+        ),
+    ];
+    crate::outbox::record_all_after(tx, p, &writes, events, now).await
 }
 
 /// The variant columns, each prefixed with the table's alias.

@@ -20,14 +20,15 @@ on_both_backends!(
 
 const TOPIC: &str = "products.updated.variants.updated";
 
-/// Statements a batch of adjustments sends at most: PostgreSQL takes the seller's catalog
-/// lock, reads its smart collections, locks the product and variant, writes the stock,
-/// then the events with their deliveries; SQLite needs no lock and writes the stock and the
-/// events in two statements each.
+/// Statements a batch of adjustments sends at most (its seller has no smart collections):
+/// PostgreSQL takes the seller's catalog lock, locks the product and variant, then writes
+/// the stock, the events and their deliveries in one statement; SQLite needs no lock, but
+/// reads the product and variant, and writes the stock and the events in two statements
+/// each.
 fn statements_per_batch(backend: Backend) -> u32 {
     match backend {
-        Backend::Postgres => 5,
-        Backend::Sqlite => 6,
+        Backend::Postgres => 3,
+        Backend::Sqlite => 5,
     }
 }
 

@@ -7,10 +7,9 @@
 //! batch starts from is always the committed one.
 //!
 //! Everything that does not depend on the new stock is done before the locks are taken
-//! (the seller's catalog lock, its smart collections, the documents need only the
-//! variant); under them a batch sends three statements on PostgreSQL (lock, write the
-//! stock, write the events with their deliveries) and its commit, more only when the
-//! seller has smart collections to refresh.
+//! (the seller's catalog lock; the documents need only the variant); under them a batch
+//! sends two statements on PostgreSQL (lock; write the stock, the events and their
+//! deliveries) and its commit, more only when the seller has smart collections to refresh.
 
 use std::sync::Arc;
 
@@ -125,12 +124,11 @@ async fn apply_in(
     batch: &[Adjustment],
     now: domain::Timestamp,
 ) -> ServiceResult<Vec<Answer>> {
-    // Before the busy locks: the seller's catalog, shared, and its smart collections,
-    // which stay as they are while it is held.
+    // Before the busy locks: the seller's catalog, shared (its smart collections stay as
+    // they are while it is held).
     if !locks::seller_catalog_of_product(tx, key.tenant, key.product_id, Catalog::Shared).await? {
         return Err(ServiceError::NotFound);
     }
-    let smart = collections::smart_of_products_seller(tx, key.product_id).await?;
     let (current, owner) = stored::lock_for_stock(tx, key.tenant, key.product_id, key.id)
         .await?
         .ok_or(ServiceError::NotFound)?;
@@ -164,8 +162,6 @@ async fn apply_in(
     if accepted.is_empty() {
         return Ok(answers);
     }
-    stored::set_stock(tx, key.product_id, key.id, end, now).await?;
-    collections::refresh_product_in(tx, &smart, key.product_id).await?;
     let changes: Vec<(&Adjustment, &Shown<Variant>)> = accepted
         .iter()
         .filter_map(|&i| Some((batch.get(i)?, answers.get(i)?.as_ref().ok()?)))
@@ -177,7 +173,14 @@ async fn apply_in(
                 .event(adjustment.actor.as_event_actor())
         })
         .collect();
-    outbox::record_all(tx, &events, now).await?;
+    if owner.has_smart_collections {
+        // Their members depend on the stock: refreshed once it is written.
+        stored::set_stock(tx, key.product_id, key.id, end, now).await?;
+        collections::refresh_product(tx, owner.seller_id, key.product_id).await?;
+        outbox::record_all(tx, &events, now).await?;
+    } else {
+        stored::set_stock_and_record(tx, key.product_id, key.id, end, now, &events).await?;
+    }
     Ok(answers)
 }
 

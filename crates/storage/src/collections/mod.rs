@@ -213,13 +213,6 @@ async fn recount(tx: &mut Tx, ids: &[i64]) -> Result<()> {
 /// product, its variants or its tags changed.
 pub async fn refresh_product(tx: &mut Tx, seller_id: i64, product_id: i64) -> Result<()> {
     let smart = of_seller(tx, seller_id, CollectionKind::Smart).await?;
-    refresh_product_in(tx, &smart, product_id).await
-}
-
-/// As `refresh_product`, with the seller's smart collections (`of_seller`) read before,
-/// which they stay while the caller holds the seller's catalog (`locks`, level 2): a
-/// write holding a busy lock reads them before taking it.
-pub async fn refresh_product_in(tx: &mut Tx, smart: &[Collection], product_id: i64) -> Result<()> {
     if smart.is_empty() {
         return Ok(());
     }
@@ -439,23 +432,6 @@ pub async fn of_seller(
         ))
         .bind(seller_id)
         .bind(kind.as_str())
-        .fetch_all(c)
-        .await
-    })
-    .map_err(Into::into)
-}
-
-/// The smart collections of the seller of a product (none when there is no such product).
-pub async fn smart_of_products_seller(tx: &mut Tx, product_id: i64) -> Result<Vec<Collection>> {
-    with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_as::<_, Collection>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM collections WHERE seller_id = (SELECT seller_id FROM products WHERE id = $1) \
-             AND kind = $2 ORDER BY id"
-        ))
-        .bind(product_id)
-        .bind(CollectionKind::Smart.as_str())
         .fetch_all(c)
         .await
     })

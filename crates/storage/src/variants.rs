@@ -214,11 +214,11 @@ struct LockedForStock {
     owner_has_smart: bool,
 }
 
-/// Takes the locks a stock change holds, in one statement: the product's (level 5 of
-/// `locks`), then the variant's (level 6), both `FOR UPDATE` on PostgreSQL; answers the
+/// Takes the locks a stock change holds, in one statement, in the order of `locks`: the
+/// seller's catalog, shared (level 2; its smart collections stay as they are while it is
+/// held), the product (level 5) and the variant (level 6), both `FOR UPDATE`; answers the
 /// variant as it is under the lock, with its owners, or `None` when the tenant has no such
-/// product or variant. (Whether the seller has smart collections holds while the caller
-/// holds the seller's catalog, `locks` level 2.)
+/// product or variant. On SQLite, whose writers run one at a time, it only reads.
 pub async fn lock_for_stock(
     tx: &mut Tx,
     tenant: crate::Tenant,
@@ -230,9 +230,15 @@ pub async fn lock_for_stock(
                    WHERE c.seller_id = products.seller_id AND c.kind = 'smart') AS owner_has_smart \
                    FROM products WHERE id = $2 AND account_id = $3 AND ($4 IS NULL OR seller_id = $4)";
     let (product, lock) = match tx.backend() {
-        // MATERIALIZED: the product is locked on its own, before the variant.
+        // Each MATERIALIZED query runs on its own, when the next one first reads it: the
+        // seller is locked, then the product (which names it), then the variant.
         Backend::Postgres => (
-            format!("WITH p AS MATERIALIZED ({product} FOR UPDATE)"),
+            format!(
+                "WITH s AS MATERIALIZED (SELECT s.id FROM sellers s JOIN products sp ON sp.seller_id = s.id \
+                 WHERE sp.id = $2 AND sp.account_id = $3 AND ($4 IS NULL OR sp.seller_id = $4) \
+                 FOR SHARE OF s), \
+                 p AS MATERIALIZED ({product} AND seller_id = (SELECT id FROM s) FOR UPDATE)"
+            ),
             " FOR UPDATE OF v",
         ),
         // One writer at a time: nothing to lock.

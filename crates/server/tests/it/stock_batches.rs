@@ -21,13 +21,12 @@ on_both_backends!(
 const TOPIC: &str = "products.updated.variants.updated";
 
 /// Statements a batch of adjustments sends at most (its seller has no smart collections):
-/// PostgreSQL takes the seller's catalog lock, locks the product and variant, then writes
-/// the stock, the events and their deliveries in one statement; SQLite needs no lock, but
-/// reads the product and variant, and writes the stock and the events in two statements
-/// each.
+/// PostgreSQL locks the seller's catalog, the product and the variant in one, then writes
+/// the stock, the events and their deliveries in another; SQLite needs no lock, but reads
+/// the product and variant, and writes the stock and the events in two statements each.
 fn statements_per_batch(backend: Backend) -> u32 {
     match backend {
-        Backend::Postgres => 3,
+        Backend::Postgres => 2,
         Backend::Sqlite => 5,
     }
 }

@@ -6,17 +6,16 @@
 //! one changes nothing. Other nodes' batches wait for the same row locks, so the stock a
 //! batch starts from is always the committed one.
 //!
-//! Everything that does not depend on the new stock is done before the locks are taken
-//! (the seller's catalog lock; the documents need only the variant); under them a batch
-//! sends two statements on PostgreSQL (lock; write the stock, the events and their
-//! deliveries) and its commit, more only when the seller has smart collections to refresh.
+//! A batch sends two statements on PostgreSQL: one takes its locks (the seller's catalog,
+//! the product, the variant) and reads the variant, the other writes the stock, the events
+//! and their deliveries once the documents are made; then its commit. More only when the
+//! seller has smart collections to refresh.
 
 use std::sync::Arc;
 
 use domain::catalog::stock::{self, Refusal};
 use domain::limits;
 use storage::collections;
-use storage::locks::{self, Catalog};
 use storage::variants::{self as stored, StockOwner, Variant};
 use storage::{ScopedExt, Tenant, Tx, outbox};
 
@@ -124,11 +123,6 @@ async fn apply_in(
     batch: &[Adjustment],
     now: domain::Timestamp,
 ) -> ServiceResult<Vec<Answer>> {
-    // Before the busy locks: the seller's catalog, shared (its smart collections stay as
-    // they are while it is held).
-    if !locks::seller_catalog_of_product(tx, key.tenant, key.product_id, Catalog::Shared).await? {
-        return Err(ServiceError::NotFound);
-    }
     let (current, owner) = stored::lock_for_stock(tx, key.tenant, key.product_id, key.id)
         .await?
         .ok_or(ServiceError::NotFound)?;

@@ -5,7 +5,7 @@ use domain::catalog::product::ProductStatus;
 
 use crate::Tenant;
 use crate::db::Backend;
-use crate::sql::{Arg, Filter, Params};
+use crate::sql::{Arg, Filter, Params, Source};
 
 /// A shop, with the seller (and account) whose catalog it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -73,7 +73,8 @@ impl ProductFilter {
     }
 }
 
-/// The conditions of `scope` and `filter` on the `products` table.
+/// The conditions of `scope` and `filter` on the `products` table (behind the search index
+/// when SQLite searches: see `source`).
 pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &ProductFilter) -> Filter {
     let mut f = Filter::new();
     match scope {
@@ -167,16 +168,30 @@ fn available_in(f: &mut Filter, shops: &[ShopRef]) {
     });
 }
 
+/// Where a list under `filter` finds its products: SQLite's full-text index yields matches
+/// in id order, so a search drives from it (`CROSS JOIN` fixes that order of the join):
+/// counting stops after the rows it needs and a page by id stops at its end, however many
+/// match. PostgreSQL's GIN index yields no order; its planner combines it with the others.
+pub(crate) fn source(backend: Backend, filter: &ProductFilter) -> Source {
+    match (backend, &filter.words) {
+        (Backend::Sqlite, Some(_)) => Source {
+            from: "product_search CROSS JOIN products",
+            id_order: "product_search.rowid",
+        },
+        _ => Source::table("products"),
+    }
+}
+
 /// Full-text search: the one place where the two engines' syntaxes differ. Words are
 /// letters and digits only (`domain::catalog::search`), so they need no escaping beyond
-/// FTS5's quotes.
+/// FTS5's quotes. In SQLite the condition joins the `source` above.
 fn matching_words(f: &mut Filter, backend: Backend, words: &[String]) {
     match backend {
         Backend::Sqlite => {
             let query: Vec<String> = words.iter().map(|w| format!("\"{w}\"*")).collect();
             f.condition(|b| {
                 format!(
-                    "id IN (SELECT rowid FROM product_search WHERE product_search MATCH {})",
+                    "product_search MATCH {} AND products.id = product_search.rowid",
                     b.bind(Arg::Text(query.join(" AND ")))
                 )
             });

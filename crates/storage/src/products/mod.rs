@@ -21,7 +21,10 @@ use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
-use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
+use crate::sql::{
+    Arg, Filter, ListTotal, PagePlan, Params, Sort, Source, Window, capped_count_sql,
+    deferred_page_sql,
+};
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
 
@@ -61,6 +64,15 @@ macro_rules! columns {
 
 /// Fields a product list may be sorted by; each is indexed with the account.
 pub const SORT_FIELDS: &[&str] = &["id", "title", "price", "created_on", "updated_on"];
+
+/// How many matches a product list counts before it answers "more than this many"
+/// (a total that must count rows: a search, a price range, the public catalog). Counting
+/// reads a row per match, so an exact total of a broad search over a large catalog
+/// would cost more than the page itself; 1,000 is 50 pages of the default 20, past which
+/// people refine a search rather than page through it (GitHub's search stops there too),
+/// and it reads in about a millisecond. It also decides how a page is found: matches
+/// known to be this few are read first and sorted.
+pub const EXACT_TOTAL_CAP: u64 = 1_000;
 
 /// What a product is written with. `price`, `price_comparison` and `search_text` are
 /// derived from the variants by the caller.
@@ -391,15 +403,17 @@ pub async fn find_held(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Pr
 }
 
 /// A page of the products the scope sees under `filter`, with what they embed, and their
-/// total.
+/// total: exact, or when it must be counted in rows, exact up to `cap` (normally
+/// [`EXACT_TOTAL_CAP`]) and past it a bound.
 pub async fn list(
     db: &Database,
     scope: &CatalogScope,
     filter: &ProductFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<(Product, Embedded)>, u64)> {
-    let (rows, total) = list_rows(db, scope, filter, sort, window).await?;
+    cap: u64,
+) -> Result<(Vec<(Product, Embedded)>, ListTotal)> {
+    let (rows, total) = list_rows(db, scope, filter, sort, window, cap).await?;
     let rows = rows
         .into_iter()
         .map(embedded::Row::decode)
@@ -413,16 +427,26 @@ async fn list_rows(
     filter: &ProductFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<embedded::Row>, u64)> {
+    cap: u64,
+) -> Result<(Vec<embedded::Row>, ListTotal)> {
     let f = filter::conditions(db.backend(), scope, filter);
-    let sql = deferred_list_sql(&full_columns(db.backend()), "products", &f, sort, window);
     let total_by = match scope {
         CatalogScope::Tenant(_) => filter.total(),
         CatalogScope::Public(_) => Total::Rows,
     };
+    let source = filter::source(db.backend(), filter);
     if total_by == Total::Rows {
-        return fetch_list!(Exec::Db(db), embedded::Row, sql, f);
+        return counted_page(db, source, &f, sort, window, cap).await;
     }
+    let page = deferred_page_sql(
+        &full_columns(db.backend()),
+        "products",
+        source,
+        &f,
+        sort,
+        window,
+        PagePlan::Planned,
+    );
     let total = async {
         match (scope, &filter.tags) {
             (CatalogScope::Tenant(tenant), None) => counted_total(db, *tenant, filter.status).await,
@@ -434,13 +458,53 @@ async fn list_rows(
             Ok(fetch_all_bound!(
                 Exec::Db(db),
                 embedded::Row,
-                sql.page,
+                page,
                 f.args()
             )?)
         },
         total,
     )?;
-    Ok((rows, total))
+    Ok((rows, ListTotal::Exact(total)))
+}
+
+/// A page whose total is counted in rows, up to `cap` (two statements on one connection).
+/// The count comes first because it tells how to find the page: matches known to be
+/// few are read first and sorted, for an index walk in the sort's order would pass over
+/// every row to find them; many are found by that walk, which soon fills the page.
+async fn counted_page(
+    db: &Database,
+    source: Source,
+    f: &Filter,
+    sort: Sort,
+    window: Window,
+    cap: u64,
+) -> Result<(Vec<embedded::Row>, ListTotal)> {
+    let up_to = ListTotal::count_up_to(cap, window);
+    let count = capped_count_sql(source.from, f, up_to);
+    let columns = full_columns(db.backend());
+    let args = f.args();
+    with_conn!(Exec::Db(db), |c| {
+        let counted: i64 =
+            crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)), args)
+                .fetch_one(&mut *c)
+                .await?;
+        let total = ListTotal::from_capped(counted, up_to);
+        // An index that yields ids in order bounds a page by id already.
+        let ordered_by_source = sort.column == "id" && source.id_order != "id";
+        let plan = match total {
+            ListTotal::Exact(_) if !ordered_by_source => PagePlan::MatchesFirst,
+            _ => PagePlan::Planned,
+        };
+        let page = deferred_page_sql(&columns, "products", source, f, sort, window, plan);
+        let rows = crate::sql::bind_as(
+            sqlx::query_as::<_, embedded::Row>(sqlx::AssertSqlSafe(page)),
+            args,
+        )
+        .fetch_all(&mut *c)
+        .await?;
+        crate::query_count::note(1);
+        Ok::<_, Error>((rows, total))
+    })
 }
 
 /// How many of the scope's products carry any of `tags`, from the tag index alone.

@@ -33,6 +33,10 @@ pub struct Args {
     /// Measure webhook delivery only, not the API scenarios.
     #[arg(long)]
     pub webhooks_only: bool,
+    /// Measure only the catalog's list pages (with their baseline) at each catalog size:
+    /// no webhooks, base or storefront scenarios.
+    #[arg(long, conflicts_with = "webhooks_only")]
+    pub lists_only: bool,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,

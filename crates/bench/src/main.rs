@@ -79,10 +79,12 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 /// Seeds, starts the server, measures, and stops the server whatever happened.
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let demo = process::seed(database_url).await?;
-    let deliveries = webhooks::run(database_url, &demo, args).await?;
-    report::print_webhooks(backend, &deliveries);
-    let ordering = ordering::run(database_url, &demo).await?;
-    report::print_ordering(backend, &ordering);
+    if !args.lists_only {
+        let deliveries = webhooks::run(database_url, &demo, args).await?;
+        report::print_webhooks(backend, &deliveries);
+        let ordering = ordering::run(database_url, &demo).await?;
+        report::print_ordering(backend, &ordering);
+    }
     if args.webhooks_only {
         return Ok(true);
     }
@@ -106,9 +108,12 @@ async fn measure_all(
     pid: u32,
     args: &Args,
 ) -> Result<bool> {
-    let run = scenarios::run(server, demo, args).await?;
-    report::print_run(backend, pid, &run);
-    let mut clean = run.scenarios.iter().all(|s| s.outcome.errors == 0);
+    let mut clean = true;
+    if !args.lists_only {
+        let run = scenarios::run(server, demo, args).await?;
+        report::print_run(backend, pid, &run);
+        clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
+    }
     let seller = demo
         .sellers
         .first()
@@ -120,12 +125,14 @@ async fn measure_all(
         args::STOREFRONT_PRODUCTS,
         seconds,
     );
-    let storefront = scenarios::run_storefront(server, demo, args).await?;
-    report::print_titled_run(
-        &format!("backend {} storefront", backend.name()),
-        &storefront,
-    );
-    clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+    if !args.lists_only {
+        let storefront = scenarios::run_storefront(server, demo, args).await?;
+        report::print_titled_run(
+            &format!("backend {} storefront", backend.name()),
+            &storefront,
+        );
+        clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+    }
     let mut loaded = args::STOREFRONT_PRODUCTS;
     let mut catalog = Vec::new();
     for size in args.catalog_sizes() {

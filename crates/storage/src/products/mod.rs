@@ -15,15 +15,14 @@ use serde_json::{Map, Value};
 pub use embedded::Embedded;
 pub use filter::{CatalogScope, ProductFilter, ShopRef};
 
-use filter::Total;
+use filter::{Search, Total};
 
 use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
 use crate::sql::{
-    Arg, Filter, ListTotal, PagePlan, Params, Sort, Source, Window, capped_count_sql,
-    deferred_page_sql,
+    Arg, Filter, ListTotal, PagePlan, Params, Sort, Window, capped_count_sql, deferred_page_sql,
 };
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
@@ -341,7 +340,7 @@ pub async fn find<'a>(
     id: i64,
 ) -> Result<Option<Product>> {
     let exec = exec.into();
-    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
+    let mut f = filter::conditions(scope, &ProductFilter::default());
     f.eq("id", Arg::Int(id));
     let sql = format!("SELECT {} FROM products{}", columns!(), f.where_sql());
     let mut rows = fetch_all_bound!(exec, Product, sql, f.args())?;
@@ -355,7 +354,7 @@ pub async fn find_full<'a>(
     id: i64,
 ) -> Result<Option<(Product, Embedded)>> {
     let exec = exec.into();
-    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
+    let mut f = filter::conditions(scope, &ProductFilter::default());
     f.eq("id", Arg::Int(id));
     let sql = format!(
         "SELECT {} FROM products{}",
@@ -429,15 +428,16 @@ async fn list_rows(
     window: Window,
     cap: u64,
 ) -> Result<(Vec<embedded::Row>, ListTotal)> {
-    let f = filter::conditions(db.backend(), scope, filter);
+    let base = filter::conditions(scope, filter);
     let total_by = match scope {
         CatalogScope::Tenant(_) => filter.total(),
         CatalogScope::Public(_) => Total::Rows,
     };
-    let source = filter::source(db.backend(), filter);
     if total_by == Total::Rows {
-        return counted_page(db, source, &f, sort, window, cap).await;
+        return counted_page(db, &base, filter, sort, window, cap).await;
     }
+    // Only the status or tags narrow the list: no search.
+    let (source, f) = filter::searching(db.backend(), &base, filter, Search::FromIndex);
     let page = deferred_page_sql(
         &full_columns(db.backend()),
         "products",
@@ -468,37 +468,42 @@ async fn list_rows(
 }
 
 /// A page whose total is counted in rows, up to `cap` (two statements on one connection).
-/// The count comes first because it tells how to find the page: matches known to be
-/// few are read first and sorted, for an index walk in the sort's order would pass over
-/// every row to find them; many are found by that walk, which soon fills the page.
+/// The count comes first because it tells how to find the page: matches known to be few
+/// are read first and sorted, for a walk in the sort's order would pass over every row
+/// to find them; many are found by that walk, which soon fills the page.
 async fn counted_page(
     db: &Database,
-    source: Source,
-    f: &Filter,
+    base: &Filter,
+    filter: &ProductFilter,
     sort: Sort,
     window: Window,
     cap: u64,
 ) -> Result<(Vec<embedded::Row>, ListTotal)> {
+    let backend = db.backend();
     let up_to = ListTotal::count_up_to(cap, window);
-    let count = capped_count_sql(source.from, f, up_to);
-    let columns = full_columns(db.backend());
-    let args = f.args();
+    let (source, f) = filter::searching(backend, base, filter, Search::FromIndex);
+    let count = capped_count_sql(source.from, &f, up_to);
+    let columns = full_columns(backend);
     with_conn!(Exec::Db(db), |c| {
         let counted: i64 =
-            crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)), args)
+            crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)), f.args())
                 .fetch_one(&mut *c)
                 .await?;
         let total = ListTotal::from_capped(counted, up_to);
-        // An index that yields ids in order bounds a page by id already.
-        let ordered_by_source = sort.column == "id" && source.id_order != "id";
-        let plan = match total {
-            ListTotal::Exact(_) if !ordered_by_source => PagePlan::MatchesFirst,
-            _ => PagePlan::Planned,
+        // A search index that yields ids in order bounds a page by id already.
+        let in_index_order = sort.column == "id" && source.id_order != "id";
+        let (source, f, plan) = match total {
+            _ if in_index_order => (source, f.clone(), PagePlan::Planned),
+            ListTotal::Exact(_) => (source, f.clone(), PagePlan::MatchesFirst),
+            ListTotal::MoreThan(_) => {
+                let (source, f) = filter::searching(backend, base, filter, Search::InSortOrder);
+                (source, f, PagePlan::Planned)
+            }
         };
-        let page = deferred_page_sql(&columns, "products", source, f, sort, window, plan);
+        let page = deferred_page_sql(&columns, "products", source, &f, sort, window, plan);
         let rows = crate::sql::bind_as(
             sqlx::query_as::<_, embedded::Row>(sqlx::AssertSqlSafe(page)),
-            args,
+            f.args(),
         )
         .fetch_all(&mut *c)
         .await?;

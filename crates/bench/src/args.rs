@@ -36,6 +36,10 @@ pub struct Args {
     /// Measure the hot-row scenario only (concurrent stock adjustments of one variant).
     #[arg(long, conflicts_with = "webhooks_only")]
     pub hot_row_only: bool,
+    /// Measure only the catalog's list pages (with their baseline) at each catalog size:
+    /// no webhooks, base or storefront scenarios.
+    #[arg(long, conflicts_with_all = ["webhooks_only", "hot_row_only"])]
+    pub lists_only: bool,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,

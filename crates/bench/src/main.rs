@@ -79,7 +79,7 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 /// Seeds, starts the server, measures, and stops the server whatever happened.
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let demo = process::seed(database_url).await?;
-    if !args.hot_row_only {
+    if !args.hot_row_only && !args.lists_only {
         let deliveries = webhooks::run(database_url, &demo, args).await?;
         report::print_webhooks(backend, &deliveries);
         let ordering = ordering::run(database_url, &demo).await?;
@@ -108,15 +108,18 @@ async fn measure_all(
     pid: u32,
     args: &Args,
 ) -> Result<bool> {
-    let hot_row = scenarios::run_hot_row(server, demo, args).await?;
-    report::print_hot_row(backend, &hot_row);
-    let mut clean = hot_row.scenarios.iter().all(|s| s.outcome.errors == 0);
-    if args.hot_row_only {
-        return Ok(clean);
+    let mut clean = true;
+    if !args.lists_only {
+        let hot_row = scenarios::run_hot_row(server, demo, args).await?;
+        report::print_hot_row(backend, &hot_row);
+        clean &= hot_row.scenarios.iter().all(|s| s.outcome.errors == 0);
+        if args.hot_row_only {
+            return Ok(clean);
+        }
+        let run = scenarios::run(server, demo, args).await?;
+        report::print_run(backend, pid, &run);
+        clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
     }
-    let run = scenarios::run(server, demo, args).await?;
-    report::print_run(backend, pid, &run);
-    clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
     let seller = demo
         .sellers
         .first()
@@ -128,12 +131,14 @@ async fn measure_all(
         args::STOREFRONT_PRODUCTS,
         seconds,
     );
-    let storefront = scenarios::run_storefront(server, demo, args).await?;
-    report::print_titled_run(
-        &format!("backend {} storefront", backend.name()),
-        &storefront,
-    );
-    clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+    if !args.lists_only {
+        let storefront = scenarios::run_storefront(server, demo, args).await?;
+        report::print_titled_run(
+            &format!("backend {} storefront", backend.name()),
+            &storefront,
+        );
+        clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+    }
     let mut loaded = args::STOREFRONT_PRODUCTS;
     let mut catalog = Vec::new();
     for size in args.catalog_sizes() {

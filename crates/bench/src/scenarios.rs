@@ -162,6 +162,7 @@ pub async fn run_catalog(
     let (product_bytes, _) = api.probe(&product_path).await?;
     let (list_bytes, _) = api.probe("/v2/products").await?;
     let get = |path: &str| api.request(path, None);
+    // With `--lists-only`, the scenarios divided by the list baseline (and it) only.
     let scenarios = vec![
         Scenario::ok("product", "baseline_product", get(&product_path)?),
         Scenario::ok("list_first", "baseline_list", get("/v2/products")?),
@@ -193,6 +194,10 @@ pub async fn run_catalog(
             get(&format!("/v2/_bench/baseline?bytes={list_bytes}"))?,
         ),
     ];
+    let scenarios = scenarios
+        .into_iter()
+        .filter(|s| !args.lists_only || s.baseline == "baseline_list")
+        .collect();
     let measured = measure(server, &api, scenarios, args).await?;
     Ok(Run::of(measured, None))
 }

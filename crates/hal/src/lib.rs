@@ -9,7 +9,7 @@ mod resource;
 mod template;
 
 pub use link::{Curie, Link, Method};
-pub use list::{ListPage, list_resource};
+pub use list::{ListPage, TotalItems, list_resource};
 pub use rel::{RelDef, RelRegistry};
 pub use resource::{Curies, Resource};
 pub use template::{Template, TemplateError, TemplateValue};

@@ -133,6 +133,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
             max_asset_bytes: config.max_asset_bytes,
             bench_baseline: config.bench_baseline,
             count_queries: config.count_queries,
+            exact_total_cap: config.exact_total_cap,
             webhook_guard: webhook_guard(config),
             observer: config.observer.clone(),
         },

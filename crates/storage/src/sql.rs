@@ -260,33 +260,125 @@ pub fn list_sql(
     }
 }
 
-/// As `list_sql`, but the page's ids are found first and only their rows are read, so
-/// that the rows a deep page skips cost an index entry each, not a whole row (with its
-/// computed columns).
-pub fn deferred_list_sql(
-    columns: &str,
-    table: &'static str,
-    filter: &Filter,
-    sort: Sort,
-    window: Window,
-) -> ListSql {
-    let where_sql = filter.where_sql();
-    let order = order_by(sort);
-    ListSql {
-        page: format!(
-            "SELECT {columns} FROM {table} WHERE id IN (SELECT id FROM {table}{where_sql}{order}{}){order}",
-            limit(window)
-        ),
-        count: format!("SELECT COUNT(*) FROM {table}{where_sql}"),
+/// A list's total: counted exactly, or counted up to a bound that the list exceeds
+/// (counting every match of a broad search would read every matching row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListTotal {
+    Exact(u64),
+    /// More rows than this match.
+    MoreThan(u64),
+}
+
+impl ListTotal {
+    /// The total from a count of at most `up_to + 1` rows (see [`capped_count_sql`]).
+    pub fn from_capped(counted: i64, up_to: u64) -> Self {
+        let counted = u64::try_from(counted).unwrap_or(0);
+        if counted > up_to {
+            ListTotal::MoreThan(up_to)
+        } else {
+            ListTotal::Exact(counted)
+        }
+    }
+
+    /// How far a page's total is counted: `cap` rows, and never less than the end of the
+    /// page, so that a bounded total still says that a next page exists.
+    pub fn count_up_to(cap: u64, window: Window) -> u64 {
+        cap.max(window.offset.saturating_add(window.limit))
     }
 }
 
+/// Counts the rows of `from` under `filter`, stopping after `up_to + 1`: the cost is that
+/// of reading at most so many rows, however many match.
+pub fn capped_count_sql(from: &str, filter: &Filter, up_to: u64) -> String {
+    format!(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM {from}{} LIMIT {}) capped",
+        filter.where_sql(),
+        up_to.saturating_add(1)
+    )
+}
+
+/// Where a deferred list finds its page's ids: its table, or its table behind an index
+/// that yields matches in id order (full-text search in SQLite), so that a page by id
+/// walks that index in its order instead of sorting every match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The `FROM` clause.
+    pub from: &'static str,
+    /// The column that orders the source's rows by id.
+    pub id_order: &'static str,
+}
+
+impl Source {
+    pub const fn table(table: &'static str) -> Self {
+        Self {
+            from: table,
+            id_order: "id",
+        }
+    }
+}
+
+/// How a deferred list finds its page's ids among the matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PagePlan {
+    /// Left to the query planner (an index walk in the sort's order when matches are
+    /// dense).
+    Planned,
+    /// Every match first, then sorted: for matches known to be few (an exact total under
+    /// the cap), where a walk in the sort's order could read the whole table to find them.
+    MatchesFirst,
+}
+
+/// A list's page whose ids are found first, in `source` as `plan` says, and only their
+/// rows read: the rows a deep page skips cost an index entry each, not a whole row (with
+/// its computed columns).
+pub fn deferred_page_sql(
+    columns: &str,
+    table: &'static str,
+    source: Source,
+    filter: &Filter,
+    sort: Sort,
+    window: Window,
+    plan: PagePlan,
+) -> String {
+    let where_sql = filter.where_sql();
+    let order = order_by(sort);
+    let ids = match plan {
+        PagePlan::Planned => format!(
+            "SELECT {table}.id FROM {}{where_sql}{}{}",
+            source.from,
+            order_by_column(sort, source.id_order),
+            limit(window)
+        ),
+        // MATERIALIZED keeps PostgreSQL from pushing the order into the scan (SQLite
+        // reads the keyword as a hint with the same meaning).
+        PagePlan::MatchesFirst => {
+            let sort_column = if sort.column == "id" {
+                String::new()
+            } else {
+                format!(", {table}.{}", sort.column)
+            };
+            format!(
+                "WITH matches AS MATERIALIZED (SELECT {table}.id{sort_column} FROM {}{where_sql}) \
+                 SELECT id FROM matches{order}{}",
+                source.from,
+                limit(window)
+            )
+        }
+    };
+    format!("SELECT {columns} FROM {table} WHERE id IN ({ids}){order}")
+}
+
 fn order_by(sort: Sort) -> String {
+    order_by_column(sort, "id")
+}
+
+/// `ORDER BY` the sort's column then `id`, where `id` is the column named so.
+fn order_by_column(sort: Sort, id: &str) -> String {
     let dir = sort.direction.sql();
     if sort.column == "id" {
-        format!(" ORDER BY id {dir}")
+        format!(" ORDER BY {id} {dir}")
     } else {
-        format!(" ORDER BY {} {dir}, id {dir}", sort.column)
+        format!(" ORDER BY {} {dir}, {id} {dir}", sort.column)
     }
 }
 
@@ -420,6 +512,62 @@ mod tests {
              AND price IN (NULL)"
         );
         assert_eq!(f.args().len(), 3);
+    }
+
+    #[test]
+    fn a_capped_count_reads_up_to_the_end_of_the_page() {
+        let mut f = Filter::new();
+        f.eq("account_id", Arg::Int(1));
+        let window = Window {
+            limit: 20,
+            offset: 1_980,
+        };
+        let up_to = ListTotal::count_up_to(1_000, window);
+        assert_eq!(up_to, 2_000);
+        assert_eq!(
+            capped_count_sql("products", &f, up_to),
+            "SELECT COUNT(*) FROM (SELECT 1 FROM products WHERE account_id = $1 LIMIT 2001) capped"
+        );
+        assert_eq!(
+            ListTotal::from_capped(2_001, up_to),
+            ListTotal::MoreThan(2_000)
+        );
+        assert_eq!(
+            ListTotal::from_capped(2_000, up_to),
+            ListTotal::Exact(2_000)
+        );
+    }
+
+    #[test]
+    fn few_matches_are_read_first_then_sorted() {
+        let mut f = Filter::new();
+        f.eq("account_id", Arg::Int(1));
+        let sort = Sort {
+            column: "price",
+            direction: Direction::Desc,
+        };
+        let window = Window {
+            limit: 20,
+            offset: 0,
+        };
+        let page =
+            |source, plan| deferred_page_sql("id", "products", source, &f, sort, window, plan);
+        assert_eq!(
+            page(Source::table("products"), PagePlan::MatchesFirst),
+            "SELECT id FROM products WHERE id IN (WITH matches AS MATERIALIZED (SELECT products.id, \
+             products.price FROM products WHERE account_id = $1) SELECT id FROM matches ORDER BY \
+             price DESC, id DESC LIMIT 20 OFFSET 0) ORDER BY price DESC, id DESC"
+        );
+        let search = Source {
+            from: "search CROSS JOIN products",
+            id_order: "search.rowid",
+        };
+        assert_eq!(
+            page(search, PagePlan::Planned),
+            "SELECT id FROM products WHERE id IN (SELECT products.id FROM search CROSS JOIN products \
+             WHERE account_id = $1 ORDER BY price DESC, search.rowid DESC LIMIT 20 OFFSET 0) \
+             ORDER BY price DESC, id DESC"
+        );
     }
 
     #[test]

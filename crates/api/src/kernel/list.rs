@@ -3,8 +3,8 @@
 
 use domain::FieldErrors;
 use domain::limits::IntRange;
-use hal::{ListPage, Resource, list_resource};
-use storage::sql::{Direction, Sort, Window};
+use hal::{ListPage, Resource, TotalItems, list_resource};
+use storage::sql::{Direction, ListTotal, Sort, Window};
 
 use super::error::ApiResult;
 use super::hal_response::Hal;
@@ -120,26 +120,27 @@ impl ListRequest {
         }
     }
 
-    /// A page of `rows` out of `total` as the response, each row rendered by `render`.
-    /// Its `Last-Modified` is now: membership can change without any listed item changing,
-    /// so only the ETag (a digest of the page) tells a client that the page is unchanged.
+    /// A page of `rows` out of `total` (a count, or a [`TotalItems`] that may be a bound)
+    /// as the response, each row rendered by `render`. Its `Last-Modified` is now:
+    /// membership can change without any listed item changing, so only the ETag (a digest
+    /// of the page) tells a client that the page is unchanged.
     pub fn respond<T>(
         &self,
         state: &AppState,
         path: &str,
-        (rows, total): (Vec<T>, u64),
+        (rows, total): (Vec<T>, impl Into<TotalItems>),
         render: impl FnMut(&T) -> Resource,
     ) -> Hal {
         let items = rows.iter().map(render).collect();
         let doc = self
-            .envelope(&state.urls.api(path), total, items)
+            .envelope(&state.urls.api(path), total.into(), items)
             .into_json(state.urls.curies());
         Hal::ok(doc, state.clock.now())
     }
 
     /// The list resource with `self`/`first`/`last`/`prev`/`next` links that keep the
     /// request's filters.
-    fn envelope(&self, href: &str, total: u64, items: Vec<Resource>) -> Resource {
+    fn envelope(&self, href: &str, total: TotalItems, items: Vec<Resource>) -> Resource {
         let spec = self.spec;
         let kept: Vec<(String, String)> = spec
             .filters
@@ -174,6 +175,14 @@ impl ListRequest {
             query.append_pair("page", &n.to_string());
             format!("{href}?{}", query.finish())
         })
+    }
+}
+
+/// A total as storage counted it, for the envelope.
+pub fn total_items(total: ListTotal) -> TotalItems {
+    match total {
+        ListTotal::Exact(n) => TotalItems::Exact(n),
+        ListTotal::MoreThan(n) => TotalItems::MoreThan(n),
     }
 }
 
@@ -255,7 +264,7 @@ mod tests {
         let (req, _) =
             parse("q=a%20b&ids=1&ids=2&created_on_gte=2026-01-01&junk=1&per_page=2&page=2");
         let doc = req
-            .envelope("https://x/v2/things", 5, Vec::new())
+            .envelope("https://x/v2/things", TotalItems::Exact(5), Vec::new())
             .into_value(&hal::Curies::new("/d"));
         assert_eq!(
             doc["_links"]["next"]["href"],

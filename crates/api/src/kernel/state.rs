@@ -29,6 +29,9 @@ pub struct ApiConfig {
     /// Answers every request with `X-Db-Queries`, the number of queries it sent (tests
     /// and benchmarks hold pages to a constant number with it).
     pub count_queries: bool,
+    /// How many matches a product list counts exactly before its total becomes a bound
+    /// (`storage::products::EXACT_TOTAL_CAP`; tests lower it).
+    pub exact_total_cap: u64,
     /// Sees every answer and the OpenAPI document (the test suite checks one against the
     /// other); `None` in production.
     pub observer: super::observe::Observer,

@@ -488,9 +488,13 @@ fn base_schemas() -> Map<String, Value> {
         "HalList": {
             "allOf": [{ "$ref": format!("{SCHEMAS}HalResource") }],
             "type": "object",
-            "required": ["total_items", "page", "per_page"],
+            "required": ["total_items", "total_items_exact", "page", "per_page"],
             "properties": {
                 "total_items": { "type": "integer", "minimum": 0 },
+                "total_items_exact": {
+                    "type": "boolean",
+                    "description": "false when total_items is a lower bound: the list holds more items than it (and has no last link)",
+                },
                 "page": { "type": "integer", "minimum": 1 },
                 "per_page": { "type": "integer", "minimum": 1 },
             },

@@ -21,7 +21,7 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
-use crate::kernel::list::ListSpec;
+use crate::kernel::list::{ListSpec, total_items};
 use crate::kernel::query::QueryParams;
 use crate::kernel::state::AppState;
 
@@ -60,18 +60,19 @@ async fn list(
     let view = CatalogView::resolve(&state, &auth, &request.params).await?;
     let filter = filter(&state, &view, &request.params, &mut errors).await?;
     errors.into_result()?;
-    let page = products::list(
+    let (rows, total) = products::list(
         &state.db,
         &view.scope(),
         &filter,
         request.sort,
         request.window(),
+        state.config.exact_total_cap,
     )
     .await?;
     Ok(request.respond(
         &state,
         area::PRODUCTS.pattern(),
-        page,
+        (rows, total_items(total)),
         |(product, embedded)| product_resource(&state.urls, auth.scopes, &view, product, embedded),
     ))
 }

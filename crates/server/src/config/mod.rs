@@ -117,6 +117,8 @@ pub struct ServeConfig {
     pub encryption_key_file: Option<PathBuf>,
     pub bench_baseline: bool,
     pub count_queries: bool,
+    /// How many matches a product list counts exactly before its total becomes a bound.
+    pub exact_total_cap: u64,
     /// Sees every answer and the OpenAPI document (set by the test suite, which checks
     /// one against the other); not a setting.
     pub observer: api::Observer,
@@ -158,6 +160,7 @@ impl ServeConfig {
             encryption_key_file: None,
             bench_baseline: false,
             count_queries: false,
+            exact_total_cap: storage::products::EXACT_TOTAL_CAP,
             observer: None,
         }
     }

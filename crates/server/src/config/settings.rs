@@ -219,6 +219,11 @@ settings! {
     count_queries ("count-queries", "COMMERCE_COUNT_QUERIES", Kind::Switch, hidden)
         default "off", examples ["true", "false"],
         |c, v| c.count_queries = switch(v)?;
+    /// How many matches a product list counts exactly; past it, its total is a bound
+    /// (`total_items_exact: false`).
+    exact_total_cap ("exact-total-cap", "COMMERCE_EXACT_TOTAL_CAP", Kind::Integer, hidden)
+        default "1000", examples ["10", "5000"],
+        |c, v| c.exact_total_cap = number::<u64>(v)?.max(1);
 }
 
 /// The setting named `key`.

@@ -29,6 +29,7 @@ mod openapi;
 mod orders;
 mod price_lists;
 mod product_lists;
+mod product_search;
 mod product_types;
 mod products;
 mod query_parameters;

@@ -5,7 +5,7 @@ use domain::catalog::product::ProductStatus;
 
 use crate::Tenant;
 use crate::db::Backend;
-use crate::sql::{Arg, Filter, Params};
+use crate::sql::{Arg, Filter, Params, Source};
 
 /// A shop, with the seller (and account) whose catalog it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -73,8 +73,9 @@ impl ProductFilter {
     }
 }
 
-/// The conditions of `scope` and `filter` on the `products` table.
-pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &ProductFilter) -> Filter {
+/// The conditions of `scope` and `filter` on the `products` table, but the search words
+/// (see `searching`).
+pub(crate) fn conditions(scope: &CatalogScope, filter: &ProductFilter) -> Filter {
     let mut f = Filter::new();
     match scope {
         CatalogScope::Tenant(tenant) => {
@@ -120,9 +121,6 @@ pub(crate) fn conditions(backend: Backend, scope: &CatalogScope, filter: &Produc
     f.range("price", filter.price.0, filter.price.1)
         .range("created_on", filter.created_on.0, filter.created_on.1)
         .range("updated_on", filter.updated_on.0, filter.updated_on.1);
-    if let Some(words) = &filter.words {
-        matching_words(&mut f, backend, words);
-    }
     f
 }
 
@@ -167,19 +165,62 @@ fn available_in(f: &mut Filter, shops: &[ShopRef]) {
     });
 }
 
-/// Full-text search: the one place where the two engines' syntaxes differ. Words are
-/// letters and digits only (`domain::catalog::search`), so they need no escaping beyond
-/// FTS5's quotes.
-fn matching_words(f: &mut Filter, backend: Backend, words: &[String]) {
+/// How a list meets its search words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// Driven by the full-text index: SQLite's yields matches in id order, so a count
+    /// stops after the rows it needs and a page by id at its end, however many match
+    /// (`CROSS JOIN` fixes that order of the join).
+    FromIndex,
+    /// Rows walked in the order of a sort's index, each looked up among the matches, for a
+    /// page of many matches sorted otherwise: it fills at once. SQLite gathers the
+    /// matches' ids once (the `+` keeps it from driving the query from them).
+    InSortOrder,
+}
+
+/// The source and conditions of a list: `base` (from `conditions`) with the search words
+/// met as `how` says. PostgreSQL's GIN index yields no order, so both ways are one
+/// condition there, which its planner combines with the other indexes.
+pub(crate) fn searching(
+    backend: Backend,
+    base: &Filter,
+    filter: &ProductFilter,
+    how: Search,
+) -> (Source, Filter) {
+    let mut f = base.clone();
+    let Some(words) = &filter.words else {
+        return (Source::table("products"), f);
+    };
     match backend {
         Backend::Sqlite => {
+            // Words are letters and digits only (`domain::catalog::search`), so they need no
+            // escaping beyond FTS5's quotes.
             let query: Vec<String> = words.iter().map(|w| format!("\"{w}\"*")).collect();
-            f.condition(|b| {
-                format!(
-                    "id IN (SELECT rowid FROM product_search WHERE product_search MATCH {})",
-                    b.bind(Arg::Text(query.join(" AND ")))
-                )
-            });
+            let query = Arg::Text(query.join(" AND "));
+            match how {
+                Search::FromIndex => {
+                    f.condition(|b| {
+                        format!(
+                            "product_search MATCH {} AND products.id = product_search.rowid",
+                            b.bind(query)
+                        )
+                    });
+                    let source = Source {
+                        from: "product_search CROSS JOIN products",
+                        id_order: "product_search.rowid",
+                    };
+                    (source, f)
+                }
+                Search::InSortOrder => {
+                    f.condition(|b| {
+                        format!(
+                            "+id IN (SELECT rowid FROM product_search WHERE product_search MATCH {})",
+                            b.bind(query)
+                        )
+                    });
+                    (Source::table("products"), f)
+                }
+            }
         }
         Backend::Postgres => {
             let query: Vec<String> = words.iter().map(|w| format!("{w}:*")).collect();
@@ -189,6 +230,7 @@ fn matching_words(f: &mut Filter, backend: Backend, words: &[String]) {
                     b.bind(Arg::Text(query.join(" & ")))
                 )
             });
+            (Source::table("products"), f)
         }
     }
 }
@@ -211,14 +253,13 @@ mod tests {
                 account_id: 1,
             },
         ];
-        let f = conditions(
-            Backend::Postgres,
-            &CatalogScope::Public(shops),
-            &ProductFilter {
-                words: Some(vec!["red".into(), "shirt".into()]),
-                ..ProductFilter::default()
-            },
-        );
+        let filter = ProductFilter {
+            words: Some(vec!["red".into(), "shirt".into()]),
+            ..ProductFilter::default()
+        };
+        let base = conditions(&CatalogScope::Public(shops), &filter);
+        let (source, f) = searching(Backend::Postgres, &base, &filter, Search::FromIndex);
+        assert_eq!(source, Source::table("products"));
         assert_eq!(
             f.where_sql(),
             " WHERE status = $1 AND ((all_shops = TRUE AND seller_id IN ($2)) OR id IN (SELECT product_id \
@@ -229,18 +270,24 @@ mod tests {
 
     #[test]
     fn sqlite_search_quotes_each_word() {
-        let f = conditions(
-            Backend::Sqlite,
-            &CatalogScope::Tenant(Tenant {
-                account_id: 1,
-                seller_id: None,
-            }),
-            &ProductFilter {
-                words: Some(vec!["and".into(), "ñu".into()]),
-                ..ProductFilter::default()
-            },
-        );
-        assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
+        let filter = ProductFilter {
+            words: Some(vec!["and".into(), "ñu".into()]),
+            ..ProductFilter::default()
+        };
+        let tenant = CatalogScope::Tenant(Tenant {
+            account_id: 1,
+            seller_id: None,
+        });
+        let base = conditions(&tenant, &filter);
+        for how in [Search::FromIndex, Search::InSortOrder] {
+            let (_, f) = searching(Backend::Sqlite, &base, &filter, how);
+            assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
+        }
+        let (source, f) = searching(Backend::Sqlite, &base, &filter, Search::InSortOrder);
+        assert_eq!(source, Source::table("products"));
+        assert!(f.where_sql().ends_with(
+            "AND +id IN (SELECT rowid FROM product_search WHERE product_search MATCH $2)"
+        ));
         assert_eq!(ProductFilter::default().total(), Total::Counts);
     }
 }

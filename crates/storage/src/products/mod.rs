@@ -15,13 +15,15 @@ use serde_json::{Map, Value};
 pub use embedded::Embedded;
 pub use filter::{CatalogScope, ProductFilter, ShopRef};
 
-use filter::Total;
+use filter::{Search, Total};
 
 use crate::Tenant;
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
-use crate::sql::{Arg, Filter, Params, Sort, Window, deferred_list_sql};
+use crate::sql::{
+    Arg, Filter, ListTotal, PagePlan, Params, Sort, Window, capped_count_sql, deferred_page_sql,
+};
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
 
@@ -61,6 +63,15 @@ macro_rules! columns {
 
 /// Fields a product list may be sorted by; each is indexed with the account.
 pub const SORT_FIELDS: &[&str] = &["id", "title", "price", "created_on", "updated_on"];
+
+/// How many matches a product list counts before it answers "more than this many"
+/// (a total that must count rows: a search, a price range, the public catalog). Counting
+/// reads a row per match, so an exact total of a broad search over a large catalog
+/// would cost more than the page itself; 1,000 is 50 pages of the default 20, past which
+/// people refine a search rather than page through it (GitHub's search stops there too),
+/// and it reads in about a millisecond. It also decides how a page is found: matches
+/// known to be this few are read first and sorted.
+pub const EXACT_TOTAL_CAP: u64 = 1_000;
 
 /// What a product is written with. `price`, `price_comparison` and `search_text` are
 /// derived from the variants by the caller.
@@ -329,7 +340,7 @@ pub async fn find<'a>(
     id: i64,
 ) -> Result<Option<Product>> {
     let exec = exec.into();
-    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
+    let mut f = filter::conditions(scope, &ProductFilter::default());
     f.eq("id", Arg::Int(id));
     let sql = format!("SELECT {} FROM products{}", columns!(), f.where_sql());
     let mut rows = fetch_all_bound!(exec, Product, sql, f.args())?;
@@ -343,7 +354,7 @@ pub async fn find_full<'a>(
     id: i64,
 ) -> Result<Option<(Product, Embedded)>> {
     let exec = exec.into();
-    let mut f = filter::conditions(exec.backend(), scope, &ProductFilter::default());
+    let mut f = filter::conditions(scope, &ProductFilter::default());
     f.eq("id", Arg::Int(id));
     let sql = format!(
         "SELECT {} FROM products{}",
@@ -391,15 +402,17 @@ pub async fn find_held(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Pr
 }
 
 /// A page of the products the scope sees under `filter`, with what they embed, and their
-/// total.
+/// total: exact, or when it must be counted in rows, exact up to `cap` (normally
+/// [`EXACT_TOTAL_CAP`]) and past it a bound.
 pub async fn list(
     db: &Database,
     scope: &CatalogScope,
     filter: &ProductFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<(Product, Embedded)>, u64)> {
-    let (rows, total) = list_rows(db, scope, filter, sort, window).await?;
+    cap: u64,
+) -> Result<(Vec<(Product, Embedded)>, ListTotal)> {
+    let (rows, total) = list_rows(db, scope, filter, sort, window, cap).await?;
     let rows = rows
         .into_iter()
         .map(embedded::Row::decode)
@@ -413,16 +426,27 @@ async fn list_rows(
     filter: &ProductFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<embedded::Row>, u64)> {
-    let f = filter::conditions(db.backend(), scope, filter);
-    let sql = deferred_list_sql(&full_columns(db.backend()), "products", &f, sort, window);
+    cap: u64,
+) -> Result<(Vec<embedded::Row>, ListTotal)> {
+    let base = filter::conditions(scope, filter);
     let total_by = match scope {
         CatalogScope::Tenant(_) => filter.total(),
         CatalogScope::Public(_) => Total::Rows,
     };
     if total_by == Total::Rows {
-        return fetch_list!(Exec::Db(db), embedded::Row, sql, f);
+        return counted_page(db, &base, filter, sort, window, cap).await;
     }
+    // Only the status or tags narrow the list: no search.
+    let (source, f) = filter::searching(db.backend(), &base, filter, Search::FromIndex);
+    let page = deferred_page_sql(
+        &full_columns(db.backend()),
+        "products",
+        source,
+        &f,
+        sort,
+        window,
+        PagePlan::Planned,
+    );
     let total = async {
         match (scope, &filter.tags) {
             (CatalogScope::Tenant(tenant), None) => counted_total(db, *tenant, filter.status).await,
@@ -434,13 +458,58 @@ async fn list_rows(
             Ok(fetch_all_bound!(
                 Exec::Db(db),
                 embedded::Row,
-                sql.page,
+                page,
                 f.args()
             )?)
         },
         total,
     )?;
-    Ok((rows, total))
+    Ok((rows, ListTotal::Exact(total)))
+}
+
+/// A page whose total is counted in rows, up to `cap` (two statements on one connection).
+/// The count comes first because it tells how to find the page: matches known to be few
+/// are read first and sorted, for a walk in the sort's order would pass over every row
+/// to find them; many are found by that walk, which soon fills the page.
+async fn counted_page(
+    db: &Database,
+    base: &Filter,
+    filter: &ProductFilter,
+    sort: Sort,
+    window: Window,
+    cap: u64,
+) -> Result<(Vec<embedded::Row>, ListTotal)> {
+    let backend = db.backend();
+    let up_to = ListTotal::count_up_to(cap, window);
+    let (source, f) = filter::searching(backend, base, filter, Search::FromIndex);
+    let count = capped_count_sql(source.from, &f, up_to);
+    let columns = full_columns(backend);
+    with_conn!(Exec::Db(db), |c| {
+        let counted: i64 =
+            crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(count)), f.args())
+                .fetch_one(&mut *c)
+                .await?;
+        let total = ListTotal::from_capped(counted, up_to);
+        // A search index that yields ids in order bounds a page by id already.
+        let in_index_order = sort.column == "id" && source.id_order != "id";
+        let (source, f, plan) = match total {
+            _ if in_index_order => (source, f.clone(), PagePlan::Planned),
+            ListTotal::Exact(_) => (source, f.clone(), PagePlan::MatchesFirst),
+            ListTotal::MoreThan(_) => {
+                let (source, f) = filter::searching(backend, base, filter, Search::InSortOrder);
+                (source, f, PagePlan::Planned)
+            }
+        };
+        let page = deferred_page_sql(&columns, "products", source, &f, sort, window, plan);
+        let rows = crate::sql::bind_as(
+            sqlx::query_as::<_, embedded::Row>(sqlx::AssertSqlSafe(page)),
+            f.args(),
+        )
+        .fetch_all(&mut *c)
+        .await?;
+        crate::query_count::note(1);
+        Ok::<_, Error>((rows, total))
+    })
 }
 
 /// How many of the scope's products carry any of `tags`, from the tag index alone.

@@ -27,16 +27,7 @@ pub async fn record_all(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Re
     let Some(first) = all.first() else {
         return Ok(());
     };
-    let shared = all.iter().all(|e| {
-        (e.account_id, e.seller_id, e.shop_id, e.audience)
-            == (
-                first.account_id,
-                first.seller_id,
-                first.shop_id,
-                first.audience,
-            )
-    });
-    if !shared {
+    if !share_owner_and_audience(all) {
         for event in all {
             record(tx, event, now).await?;
         }
@@ -52,6 +43,18 @@ pub async fn record_all(tx: &mut Tx, all: &[NewEvent<'_>], now: Timestamp) -> Re
             webhook_deliveries::fan_out_all(tx, &ids, first, now).await
         }
     }
+}
+
+/// Whether the events (some) have one owner and audience, so that their deliveries are
+/// made by one statement.
+fn share_owner_and_audience(all: &[NewEvent<'_>]) -> bool {
+    all.first().is_some_and(|first| {
+        all.iter().all(|e| {
+            (e.account_id, e.seller_id, e.shop_id)
+                == (first.account_id, first.seller_id, first.shop_id)
+                && e.audience == first.audience
+        })
+    })
 }
 
 /// PostgreSQL: the events, their deliveries and, when there are some, the notice to
@@ -71,18 +74,7 @@ pub(crate) async fn record_all_after(
     all: &[NewEvent<'_>],
     now: Timestamp,
 ) -> Result<()> {
-    let shared = all.first().is_some_and(|first| {
-        all.iter().all(|e| {
-            (e.account_id, e.seller_id, e.shop_id, e.audience)
-                == (
-                    first.account_id,
-                    first.seller_id,
-                    first.shop_id,
-                    first.audience,
-                )
-        })
-    });
-    if shared {
+    if share_owner_and_audience(all) {
         return record_in_one_statement_after(tx, p, writes, all, now).await;
     }
     let sql = format!("{} SELECT 1", with_writes(writes));

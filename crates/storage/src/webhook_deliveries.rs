@@ -122,17 +122,7 @@ pub async fn fan_out(
         item_id = p.bind(Arg::Int(event.item_id)),
         app = p.bind(Arg::MaybeInt(event.actor.app_id)),
     );
-    let sql = deliveries_sql(tx.backend(), &events, event, now, &mut p);
-    let inserted = with_conn!(Exec::Tx(tx), |c| {
-        crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), p.args())
-            .execute(c)
-            .await
-            .map(|done| done.rows_affected())
-    })?;
-    if inserted > 0 {
-        announce(tx).await?;
-    }
-    Ok(())
+    insert_deliveries(tx, &events, event, now, p).await
 }
 
 /// Creates the deliveries of events already written (`ids`, in order) that share their
@@ -148,7 +138,19 @@ pub(crate) async fn fan_out_all(
         "(SELECT id, topic, account_id, item_type, item_id, app_id FROM events WHERE id IN ({})) e",
         p.bind_all(ids.iter().copied().map(Arg::Int))
     );
-    let sql = deliveries_sql(tx.backend(), &events, like, now, &mut p);
+    insert_deliveries(tx, &events, like, now, p).await
+}
+
+/// Inserts the deliveries of `events` (see [`deliveries_sql`]), bound after `p`'s values,
+/// and tells the dispatchers when there are any.
+async fn insert_deliveries(
+    tx: &mut Tx,
+    events: &str,
+    like: &NewEvent<'_>,
+    now: Timestamp,
+    mut p: Params,
+) -> Result<()> {
+    let sql = deliveries_sql(tx.backend(), events, like, now, &mut p);
     let inserted = with_conn!(Exec::Tx(tx), |c| {
         crate::sql::bind_query(sqlx::query(sqlx::AssertSqlSafe(sql)), p.args())
             .execute(c)

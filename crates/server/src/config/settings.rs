@@ -223,7 +223,7 @@ settings! {
     /// (`total_items_exact: false`).
     exact_total_cap ("exact-total-cap", "COMMERCE_EXACT_TOTAL_CAP", Kind::Integer, hidden)
         default "1000", examples ["10", "5000"],
-        |c, v| c.exact_total_cap = number::<u64>(v)?.max(1);
+        |c, v| c.exact_total_cap = exact_total_cap(v)?;
 }
 
 /// The setting named `key`.
@@ -247,6 +247,22 @@ fn storefront_url(v: &str) -> Result<String, String> {
     } else {
         Err(format!(
             "`{v}` is not an http(s) address with `{{subdomain}}` in it (e.g. https://{{subdomain}}.shops.example.com)"
+        ))
+    }
+}
+
+/// Counting a million rows is already far past what a page of totals is worth.
+const EXACT_TOTAL_CAPS: std::ops::RangeInclusive<u64> = 1..=1_000_000;
+
+fn exact_total_cap(v: &str) -> Result<u64, String> {
+    let cap = number::<u64>(v)?;
+    if EXACT_TOTAL_CAPS.contains(&cap) {
+        Ok(cap)
+    } else {
+        Err(format!(
+            "`{v}` is not between {} and {}",
+            EXACT_TOTAL_CAPS.start(),
+            EXACT_TOTAL_CAPS.end()
         ))
     }
 }
@@ -330,6 +346,16 @@ mod tests {
                 }
                 assert!((s.apply)(&mut ServeConfig::defaults(), "neither").is_err());
             }
+        }
+    }
+
+    #[test]
+    fn the_exact_total_cap_has_a_range() {
+        for cap in ["1", "1000", "1000000"] {
+            assert_eq!(exact_total_cap(cap), Ok(cap.parse().unwrap()));
+        }
+        for refused in ["0", "1000001", "18446744073709551615", "-1", "ten"] {
+            assert!(exact_total_cap(refused).is_err(), "{refused}");
         }
     }
 

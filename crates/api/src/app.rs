@@ -155,7 +155,7 @@ async fn not_found() -> ApiError {
 }
 
 /// What a panic was raised with (the panic hook has already logged where).
-fn panic_message(payload: &(dyn Any + Send)) -> &str {
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()
         .copied()

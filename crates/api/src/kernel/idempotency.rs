@@ -5,15 +5,23 @@
 //! (`Retry-After`: a write that lost to concurrent ones) are not kept, so they may be
 //! retried. Keys belong to the caller (user and app, or app), never shared across callers.
 //! Kept answers are sealed, as some hold a secret shown once.
+//!
+//! From the claim of its key to the keeping of its answer, a request runs as a task of its
+//! own: a client that goes away mid-request must not leave its key claimed with no answer
+//! (a 409 for every retry until the claim is abandoned, and then the change made twice).
+
+use std::panic::AssertUnwindSafe;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
 use http_body_util::BodyExt;
 use sha2::{Digest, Sha256};
 use storage::idempotency::{self, Claim, StoredResponse};
+use tracing::Instrument;
 
 use super::auth::Authentication;
 use super::error::{ApiError, ErrorCode};
@@ -81,6 +89,35 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
     fingerprint.update(&bytes);
     let fingerprint = fingerprint.finalize();
 
+    let keyed = Keyed {
+        key_digest: key_digest.to_vec(),
+        fingerprint: fingerprint.to_vec(),
+        request: Request::from_parts(parts, Body::from(bytes)),
+    };
+    let work = storage::query_count::counting(answer(state, keyed, next));
+    match tokio::spawn(work.in_current_span()).await {
+        Ok((response, queries)) => {
+            storage::query_count::note(queries);
+            response
+        }
+        Err(err) => ApiError::internal(err).into_response(),
+    }
+}
+
+/// A request with an `Idempotency-Key`, read whole.
+struct Keyed {
+    key_digest: Vec<u8>,
+    fingerprint: Vec<u8>,
+    request: Request,
+}
+
+/// Claims the key, then replays the kept answer or runs the request and keeps its answer.
+async fn answer(state: AppState, keyed: Keyed, next: Next) -> Response {
+    let Keyed {
+        key_digest,
+        fingerprint,
+        request,
+    } = keyed;
     let now = state.clock.now();
     match idempotency::claim(&state.db, &key_digest, &fingerprint, now, KEEP_SECS).await {
         Err(err) => ApiError::from(err).into_response(),
@@ -96,9 +133,14 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         .into_response(),
         Ok(Claim::Completed(stored)) => replay(&state, stored),
         Ok(Claim::Acquired) => {
-            let response = next
-                .run(Request::from_parts(parts, Body::from(bytes)))
-                .await;
+            let response = match AssertUnwindSafe(next.run(request)).catch_unwind().await {
+                Ok(response) => response,
+                // Not an outcome: the key is released below, so a retry runs again.
+                Err(panic) => {
+                    ApiError::internal(format!("panicked: {}", crate::app::panic_message(&*panic)))
+                        .into_response()
+                }
+            };
             remember(&state, &key_digest, response).await
         }
     }

@@ -20,9 +20,10 @@ pub mod openapi;
 mod outbox;
 mod template;
 pub mod test_redis;
+mod write_hold;
 
 pub use fixture::run;
-pub use outbox::eventually;
+pub use outbox::{DEADLINE, eventually};
 
 /// Generates, for each named `async fn name(arg: A)`, a module `name` with one test per
 /// backend. The argument is made before the test runs (see [`fixture::Fixture`]): `s:

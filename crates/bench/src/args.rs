@@ -40,6 +40,11 @@ pub struct Args {
     /// no webhooks, base or storefront scenarios.
     #[arg(long, conflicts_with_all = ["webhooks_only", "hot_row_only"])]
     pub lists_only: bool,
+    /// Another build's bench binary (e.g. one built at an earlier commit): after this
+    /// build's figures, its base and storefront read scenarios are measured too, each on a
+    /// database it seeds itself, and compared with this build's.
+    #[arg(long, value_name = "BENCH_BINARY", conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only"])]
+    pub compare_with: Option<std::path::PathBuf>,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
         long,

@@ -4,6 +4,7 @@
 
 mod args;
 mod backlog;
+mod compare;
 mod database;
 mod load;
 mod ordering;
@@ -20,7 +21,7 @@ use clap::Parser;
 
 use crate::args::{Args, Backend};
 use crate::database::ScratchDatabase;
-use crate::process::{SELF_EXEC_ARG, Server};
+use crate::process::{Build, SELF_EXEC_ARG, Server};
 
 fn main() -> ExitCode {
     delivery::tls::install_crypto();
@@ -76,37 +77,61 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
     result.with_context(|| format!("benchmark on {}", backend.name()))
 }
 
-/// Seeds, starts the server, measures, and stops the server whatever happened.
+/// Seeds, starts the server, measures, and stops the server whatever happened; then, with
+/// `--compare-with`, measures the other build's read scenarios on a database of its own.
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
-    let demo = process::seed(database_url).await?;
+    let build = Build::this()?;
+    let demo = build.seed(database_url).await?;
     if !args.hot_row_only && !args.lists_only {
-        let deliveries = webhooks::run(database_url, &demo, args).await?;
+        let deliveries = webhooks::run(&build, database_url, &demo, args).await?;
         report::print_webhooks(backend, &deliveries);
-        let ordering = ordering::run(database_url, &demo).await?;
+        let ordering = ordering::run(&build, database_url, &demo).await?;
         report::print_ordering(backend, &ordering);
     }
     if args.webhooks_only {
         return Ok(true);
     }
-    let server = Server::start(database_url).await?;
+    let server = build.start(database_url).await?;
     let pid = server.pid();
-    let result = measure_all(&server, &demo, database_url, backend, pid, args).await;
+    let mut reads = compare::Reads::default();
+    let result = measure_all(
+        &server,
+        &demo,
+        (&build, database_url),
+        backend,
+        pid,
+        args,
+        &mut reads,
+    )
+    .await;
+    stop(server).await;
+    let clean = result?;
+    match &args.compare_with {
+        Some(other) => {
+            Ok(clean & compare::run(backend, &reads, &Build::other(other.clone()), args).await?)
+        }
+        None => Ok(clean),
+    }
+}
+
+/// Stops a server, saying so when it did not end well.
+async fn stop(server: Server) {
     match server.stop().await {
         Ok(status) if !status.success() => eprintln!("warning: the server exited with {status}"),
         Ok(_) => {}
         Err(err) => eprintln!("warning: cannot stop the server: {err:#}"),
     }
-    result
 }
 
 /// The base scenarios, then the catalog's at each size, the catalog growing in between.
 async fn measure_all(
     server: &Server,
     demo: &process::DemoData,
-    database_url: &str,
+    (build, database_url): (&Build, &str),
     backend: Backend,
     pid: u32,
     args: &Args,
+    reads: &mut compare::Reads,
 ) -> Result<bool> {
     let mut clean = true;
     if !args.lists_only {
@@ -119,13 +144,16 @@ async fn measure_all(
         let run = scenarios::run(server, demo, args).await?;
         report::print_run(backend, pid, &run);
         clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
+        reads.base = Some(run);
     }
     let seller = demo
         .sellers
         .first()
         .context("the demo data has no seller")?
         .id;
-    let seconds = process::seed_products(database_url, seller, args::STOREFRONT_PRODUCTS).await?;
+    let seconds = build
+        .seed_products(database_url, seller, args::STOREFRONT_PRODUCTS)
+        .await?;
     report::print_load(
         args::STOREFRONT_PRODUCTS,
         args::STOREFRONT_PRODUCTS,
@@ -138,12 +166,15 @@ async fn measure_all(
             &storefront,
         );
         clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
+        reads.storefront = Some(storefront);
     }
     let mut loaded = args::STOREFRONT_PRODUCTS;
     let mut catalog = Vec::new();
     for size in args.catalog_sizes() {
         if size > loaded {
-            let seconds = process::seed_products(database_url, seller, size - loaded).await?;
+            let seconds = build
+                .seed_products(database_url, seller, size - loaded)
+                .await?;
             report::print_load(size - loaded, size, seconds);
             loaded = size;
         }

@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Response};
 use reqwest::Client;
 use serde_json::Value;
 
-use crate::process::{DemoData, Server};
+use crate::process::{Build, DemoData};
 use crate::webhooks::{Api, listen, pong};
 
 /// Events in each backlog, all about one product.
@@ -62,7 +62,7 @@ impl Path {
 
 type Seen = Arc<Mutex<HashMap<String, Path>>>;
 
-pub async fn run(database_url: &str, demo: &DemoData) -> Result<OrderingRun> {
+pub async fn run(build: &Build, database_url: &str, demo: &DemoData) -> Result<OrderingRun> {
     let seen: Seen = Arc::default();
     let receiver = listen(Router::new().fallback(receive).with_state(seen.clone())).await?;
     let client = Client::builder()
@@ -71,6 +71,7 @@ pub async fn run(database_url: &str, demo: &DemoData) -> Result<OrderingRun> {
         .context("build the HTTP client")?;
     let drain = |ordering: &'static str, path: &'static str, kill_after: Option<usize>| {
         let drained = Drain {
+            build,
             database_url,
             demo,
             client: &client,
@@ -95,6 +96,7 @@ pub async fn run(database_url: &str, demo: &DemoData) -> Result<OrderingRun> {
 
 /// One drain: a subscription, its backlog, and the time a fresh server takes to send it.
 struct Drain<'a> {
+    build: &'a Build,
     database_url: &'a str,
     demo: &'a DemoData,
     client: &'a Client,
@@ -105,7 +107,7 @@ struct Drain<'a> {
 impl Drain<'_> {
     async fn run(&self, ordering: &str, path: &str, kill_after: Option<usize>) -> Result<Duration> {
         const FLAGS: &[&str] = &["--allow-private-webhook-targets"];
-        let server = Server::start_with(self.database_url, FLAGS).await?;
+        let server = self.build.start_with(self.database_url, FLAGS).await?;
         let webhook = {
             let api = Api::new(self.client, &server.url, self.demo).await?;
             let id = api
@@ -116,12 +118,12 @@ impl Drain<'_> {
         };
         server.stop().await?;
         crate::backlog::load_about(self.database_url, EVENTS, |_| PRODUCT).await?;
-        let mut server = Server::start_with(self.database_url, FLAGS).await?;
+        let mut server = self.build.start_with(self.database_url, FLAGS).await?;
         let started = Instant::now();
         if let Some(count) = kill_after {
             self.wait_for(path, count).await?;
             server.kill().await?;
-            server = Server::start_with(self.database_url, FLAGS).await?;
+            server = self.build.start_with(self.database_url, FLAGS).await?;
         }
         self.wait_for(path, EVENTS).await?;
         let drained = started.elapsed();

@@ -1,6 +1,7 @@
-//! The server under test as a separate child process (this binary re-run as `__commerce`),
-//! so the load generator and the server never share a runtime, an allocator or a heap
-//! figure: starting it, seeding it, reading its peak memory and stopping it.
+//! The server under test as a separate child process (this binary re-run as `__commerce`,
+//! or another build's bench binary run the same way), so the load generator and the server
+//! never share a runtime, an allocator or a heap figure: starting it, seeding it, reading
+//! its peak memory and stopping it.
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -54,9 +55,67 @@ pub struct DemoShop {
     pub subdomain: String,
 }
 
-/// Seeds the demo data into the database at `database_url`.
-pub async fn seed(database_url: &str) -> Result<DemoData> {
-    let output = commerce()?
+/// The build whose `commerce` CLI seeds and serves: this one, or another build's bench
+/// binary (`--compare-with`), which takes the same first argument.
+#[derive(Clone, Debug)]
+pub struct Build {
+    program: PathBuf,
+}
+
+impl Build {
+    pub fn this() -> Result<Self> {
+        Ok(Self {
+            program: std::env::current_exe().context("locate the bench binary")?,
+        })
+    }
+
+    pub fn other(program: PathBuf) -> Self {
+        Self { program }
+    }
+
+    pub fn name(&self) -> String {
+        self.program.display().to_string()
+    }
+
+    /// Starts the server.
+    pub async fn start(&self, database_url: &str) -> Result<Server> {
+        self.start_with(database_url, &[]).await
+    }
+
+    /// Starts the server with extra `commerce serve` flags.
+    pub async fn start_with(&self, database_url: &str, extra: &[&str]) -> Result<Server> {
+        Server::start(self.commerce(), database_url, extra).await
+    }
+
+    /// The program, set up to run the `commerce` CLI with quiet logs.
+    fn commerce(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command
+            .arg(OsStr::new(SELF_EXEC_ARG))
+            .env("COMMERCE_LOG", "warn")
+            .env("COMMERCE_ENCRYPTION_KEY", encryption_key());
+        command
+    }
+
+    /// Seeds the demo data into the database at `database_url`.
+    pub async fn seed(&self, database_url: &str) -> Result<DemoData> {
+        seed(self.commerce(), database_url).await
+    }
+
+    /// Adds `count` generated products to the seller (`commerce seed --products`);
+    /// answers how long the load took, in seconds.
+    pub async fn seed_products(
+        &self,
+        database_url: &str,
+        seller_id: i64,
+        count: usize,
+    ) -> Result<f64> {
+        seed_products(self.commerce(), database_url, seller_id, count).await
+    }
+}
+
+async fn seed(mut commerce: Command, database_url: &str) -> Result<DemoData> {
+    let output = commerce
         .args(["seed", "--demo", "--json", "--database-url", database_url])
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
@@ -72,14 +131,17 @@ pub async fn seed(database_url: &str) -> Result<DemoData> {
     serde_json::from_str(stdout.trim()).with_context(|| format!("parse the seed output {stdout:?}"))
 }
 
-/// Adds `count` generated products to the seller (`commerce seed --products`); answers
-/// how long the load took, in seconds.
-pub async fn seed_products(database_url: &str, seller_id: i64, count: usize) -> Result<f64> {
+async fn seed_products(
+    mut commerce: Command,
+    database_url: &str,
+    seller_id: i64,
+    count: usize,
+) -> Result<f64> {
     #[derive(Deserialize)]
     struct Loaded {
         seconds: f64,
     }
-    let output = commerce()?
+    let output = commerce
         .args(["seed", "--json", "--database-url", database_url])
         .args([
             "--products",
@@ -115,13 +177,8 @@ pub struct Server {
 }
 
 impl Server {
-    pub async fn start(database_url: &str) -> Result<Self> {
-        Self::start_with(database_url, &[]).await
-    }
-
-    /// Starts the server with extra `commerce serve` flags.
-    pub async fn start_with(database_url: &str, extra: &[&str]) -> Result<Self> {
-        let mut child = commerce()?
+    async fn start(mut commerce: Command, database_url: &str, extra: &[&str]) -> Result<Self> {
+        let mut child = commerce
             .args(["serve", "--database-url", database_url])
             .args(extra)
             .args(["--listen", "127.0.0.1:0"])
@@ -214,17 +271,6 @@ async fn listening_url(lines: &mut Lines<BufReader<ChildStdout>>) -> Result<Stri
         }
     }
     bail!("the server closed its stdout before listening")
-}
-
-/// This binary, set up to run the `commerce` CLI with quiet logs.
-fn commerce() -> Result<Command> {
-    let exe: PathBuf = std::env::current_exe().context("locate the bench binary")?;
-    let mut command = Command::new(exe);
-    command
-        .arg(OsStr::new(SELF_EXEC_ARG))
-        .env("COMMERCE_LOG", "warn")
-        .env("COMMERCE_ENCRYPTION_KEY", encryption_key());
-    Ok(command)
 }
 
 /// One encryption key for every server and command of this run (PostgreSQL has no

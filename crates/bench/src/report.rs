@@ -168,14 +168,62 @@ fn report_errors<'a>(scenarios: impl IntoIterator<Item = &'a Measured>) {
 
 /// Requests per second relative to the static baseline of the same size.
 fn ratio(scenario: &Measured, all: &[Measured]) -> String {
+    static_ratio(scenario, all).map_or_else(|| "-".into(), |r| format!("{r:.2}"))
+}
+
+fn static_ratio(scenario: &Measured, all: &[Measured]) -> Option<f64> {
     let baseline = all
         .iter()
         .find(|s| s.name == scenario.baseline)
         .map(|s| s.outcome.requests_per_second())
-        .filter(|rps| *rps > 0.0);
-    match baseline {
-        Some(rps) => format!("{:.2}", scenario.outcome.requests_per_second() / rps),
-        None => "-".into(),
+        .filter(|rps| *rps > 0.0)?;
+    Some(scenario.outcome.requests_per_second() / baseline)
+}
+
+/// This build's read scenarios against another's, measured in the same run: the rates'
+/// ratio, and the ratio of their ratios to each build's own static baseline.
+pub fn print_comparison(
+    backend: Backend,
+    other: &str,
+    this: &crate::compare::Reads,
+    theirs: &crate::compare::Reads,
+) {
+    fn scenarios(reads: &crate::compare::Reads) -> Vec<(&Measured, &[Measured])> {
+        reads
+            .runs()
+            .flat_map(|run| run.scenarios.iter().map(|s| (s, run.scenarios.as_slice())))
+            .collect()
+    }
+    println!();
+    println!("backend {} this build against {other}", backend.name());
+    println!(
+        "{:<18} {:>10} {:>10} {:>8} {:>10} {:>10} {:>8}",
+        "scenario", "req/s", "compared", "x", "static", "compared", "x"
+    );
+    let theirs = scenarios(theirs);
+    for (mine, my_run) in scenarios(this) {
+        if mine.name.starts_with("baseline") || mine.name.starts_with("no_auth") {
+            continue;
+        }
+        let Some((their, their_run)) = theirs.iter().find(|(s, _)| s.name == mine.name) else {
+            continue;
+        };
+        let (rate, their_rate) = (
+            mine.outcome.requests_per_second(),
+            their.outcome.requests_per_second(),
+        );
+        let normalised = static_ratio(mine, my_run).zip(static_ratio(their, their_run));
+        let cell = |r: Option<f64>| r.map_or_else(|| "-".into(), |r| format!("{r:.2}"));
+        println!(
+            "{:<18} {:>10.1} {:>10.1} {:>8} {:>10} {:>10} {:>8}",
+            mine.name,
+            rate,
+            their_rate,
+            cell((their_rate > 0.0).then(|| rate / their_rate)),
+            cell(normalised.map(|(m, _)| m)),
+            cell(normalised.map(|(_, t)| t)),
+            cell(normalised.and_then(|(m, t)| (t > 0.0).then(|| m / t))),
+        );
     }
 }
 

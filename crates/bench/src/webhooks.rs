@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use crate::args::Args;
-use crate::process::{DemoData, Server};
+use crate::process::{Build, DemoData};
 
 /// Subscriptions that hear of every event: each event makes this many deliveries.
 const SUBSCRIPTIONS: usize = 8;
@@ -52,7 +52,12 @@ struct Seen {
 }
 
 /// Measures delivery on a fresh server started on `database_url` (seeded with `demo`).
-pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<WebhookRun> {
+pub async fn run(
+    build: &Build,
+    database_url: &str,
+    demo: &DemoData,
+    args: &Args,
+) -> Result<WebhookRun> {
     let seen = Arc::new(Seen::default());
     let receiver = receiver(seen.clone()).await?;
     let client = Client::builder()
@@ -61,7 +66,9 @@ pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<Web
         .context("build the HTTP client")?;
 
     // Subscribe, and make a product whose stock changes are the events.
-    let server = Server::start_with(database_url, &["--allow-private-webhook-targets"]).await?;
+    let server = build
+        .start_with(database_url, &["--allow-private-webhook-targets"])
+        .await?;
     let api = Api::new(&client, &server.url, demo).await?;
     let (product, variant) = api.product().await?;
     let mut webhooks = Vec::with_capacity(SUBSCRIPTIONS);
@@ -77,7 +84,9 @@ pub async fn run(database_url: &str, demo: &DemoData, args: &Args) -> Result<Web
     crate::backlog::load(database_url, BACKLOG_EVENTS).await?;
     let expected = (BACKLOG_EVENTS * SUBSCRIPTIONS) as u64;
     seen.deliveries.store(0, Ordering::SeqCst);
-    let server = Server::start_with(database_url, &["--allow-private-webhook-targets"]).await?;
+    let server = build
+        .start_with(database_url, &["--allow-private-webhook-targets"])
+        .await?;
     let started = Instant::now();
     wait_for(&seen, expected).await?;
     let drain = started.elapsed();

@@ -49,17 +49,52 @@ impl Timestamp {
 
     /// RFC 3339 in UTC with second precision: `2026-11-22T10:00:00Z`.
     pub fn to_rfc3339(self) -> String {
+        self.rfc3339().as_str().to_owned()
+    }
+
+    /// As `to_rfc3339`, written on the stack: documents show hundreds of timestamps, and
+    /// a `String` for each showed in profiles of list pages.
+    pub fn rfc3339(self) -> Rfc3339Text {
         let dt = OffsetDateTime::from_unix_timestamp(self.as_secs())
             .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-        format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-            dt.year(),
-            u8::from(dt.month()),
-            dt.day(),
-            dt.hour(),
-            dt.minute(),
-            dt.second()
-        )
+        let mut text = Rfc3339Text {
+            bytes: [0; Rfc3339Text::CAPACITY],
+            len: 0,
+        };
+        match u16::try_from(dt.year()) {
+            Ok(year) if year <= 9999 => {
+                let mut out = *b"0000-00-00T00:00:00Z";
+                let mut put = |at: usize, digits: usize, mut value: u16| {
+                    for i in (at..at + digits).rev() {
+                        out[i] = b'0' + (value % 10) as u8;
+                        value /= 10;
+                    }
+                };
+                put(0, 4, year);
+                put(5, 2, u16::from(u8::from(dt.month())));
+                put(8, 2, u16::from(dt.day()));
+                put(11, 2, u16::from(dt.hour()));
+                put(14, 2, u16::from(dt.minute()));
+                put(17, 2, u16::from(dt.second()));
+                text.bytes[..out.len()].copy_from_slice(&out);
+                text.len = out.len();
+            }
+            // Outside the years the API takes (see `MIN`, `MAX`): written as before.
+            _ => {
+                use std::fmt::Write as _;
+                let _ = write!(
+                    text,
+                    "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+                    dt.year(),
+                    u8::from(dt.month()),
+                    dt.day(),
+                    dt.hour(),
+                    dt.minute(),
+                    dt.second()
+                );
+            }
+        }
+        text
     }
 
     /// The earliest instant the API takes or shows: 0000-01-01T00:00:00Z.
@@ -96,15 +131,40 @@ impl From<i64> for Timestamp {
     }
 }
 
+/// A timestamp's RFC 3339 text, held on the stack (see [`Timestamp::rfc3339`]).
+pub struct Rfc3339Text {
+    bytes: [u8; Self::CAPACITY],
+    len: usize,
+}
+
+impl Rfc3339Text {
+    /// Room for any year `time` represents (six digits and a sign).
+    const CAPACITY: usize = 32;
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("only ASCII is written")
+    }
+}
+
+impl fmt::Write for Rfc3339Text {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        let room = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
+        room.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_rfc3339())
+        f.write_str(self.rfc3339().as_str())
     }
 }
 
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_rfc3339())
+        serializer.serialize_str(self.rfc3339().as_str())
     }
 }
 
@@ -212,5 +272,29 @@ mod tests {
         assert_eq!(clock.now().as_secs(), 100);
         clock.advance_secs(10);
         assert_eq!(clock.now().as_secs(), 110);
+    }
+
+    proptest::proptest! {
+        /// The text written on the stack is what formatting the calendar fields gives,
+        /// inside the API's years and outside them (where `time` still has a date).
+        #[test]
+        fn rfc3339_text_matches_the_calendar(secs in -400_000_000_000i64..400_000_000_000) {
+            let reference = match OffsetDateTime::from_unix_timestamp(secs) {
+                Ok(dt) => format!(
+                    "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+                    dt.year(),
+                    u8::from(dt.month()),
+                    dt.day(),
+                    dt.hour(),
+                    dt.minute(),
+                    dt.second()
+                ),
+                Err(_) => "1970-01-01T00:00:00Z".to_owned(),
+            };
+            let t = Timestamp::from_secs(secs);
+            let text = t.rfc3339();
+            proptest::prop_assert_eq!(text.as_str(), reference.as_str());
+            proptest::prop_assert_eq!(t.to_string(), reference);
+        }
     }
 }

@@ -55,6 +55,10 @@ pub struct Resource {
     names: Vec<(Part, String)>,
 }
 
+/// Room a new resource's properties and links start with.
+const PROPERTIES_CAPACITY: usize = 512;
+const LINKS_CAPACITY: usize = 1024;
+
 #[cfg(debug_assertions)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Part {
@@ -71,6 +75,10 @@ impl Resource {
     {
         Self {
             class: class.into_iter().map(Into::into).collect(),
+            // About what a resource of the catalog writes, so that a page's hundred-odd
+            // resources are not each grown a doubling at a time.
+            properties: Vec::with_capacity(PROPERTIES_CAPACITY),
+            links: Vec::with_capacity(LINKS_CAPACITY),
             ..Self::default()
         }
     }

@@ -409,14 +409,19 @@ pub async fn claim_next_sequences(
             )
         })
         .collect();
+    // On PostgreSQL `IN` of a single parenthesized subquery is a semi-join, planned (sorts
+    // being off) as a walk of the whole table in id order; an array is looked up by key.
+    let oldest = match db.backend() {
+        Backend::Sqlite => format!("IN ({})", oldest.join(", ")),
+        Backend::Postgres => format!("= ANY(ARRAY[{}])", oldest.join(", ")),
+    };
     let sql = format!(
         "SELECT {FOUND_COLUMNS} FROM webhook_deliveries d \
-         WHERE d.id IN ({oldest}) AND d.status = 'pending' AND d.next_attempt_on <= {at} \
+         WHERE d.id {oldest} AND d.status = 'pending' AND d.next_attempt_on <= {at} \
          AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) \
          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
          AND (w.paused_until IS NULL OR w.paused_until <= {at}){fence}) \
-         ORDER BY d.id{lock}",
-        oldest = oldest.join(", "),
+         ORDER BY d.id{lock}"
     );
     let mut tx = db.begin_lease_work().await?;
     let found: Vec<Found> = with_conn!(Exec::Tx(&mut tx), |c| {

@@ -22,6 +22,7 @@ use sqlx::{PgConnection, PgPool, Postgres, Sqlite, SqliteConnection, SqlitePool}
 use tokio::sync::Notify;
 
 use crate::error::{Error, Result};
+use crate::webhook_deliveries::{ClaimCounters, ClaimCounts};
 
 /// Migrations, embedded in the binary: every `NNNN_description.sql` of each backend's
 /// folder, found by sqlx at compile time. Both folders have the same versions (a test
@@ -70,12 +71,13 @@ pub struct SqlitePools {
     reader: SqlitePool,
 }
 
-/// A connection pool on one of the two backends, and the wake-up of the dispatchers
-/// that work through it. Cheap to clone; clones share both.
+/// A connection pool on one of the two backends, the wake-up of the dispatchers that
+/// work through it, and the count of their claims. Cheap to clone; clones share them.
 #[derive(Clone, Debug)]
 pub struct Database {
     pools: Pools,
     work_committed: Arc<Notify>,
+    claims: Arc<ClaimCounters>,
 }
 
 #[derive(Clone, Debug)]
@@ -98,6 +100,7 @@ impl Database {
         Self {
             pools,
             work_committed: Arc::new(Notify::new()),
+            claims: Arc::default(),
         }
     }
 
@@ -282,6 +285,15 @@ impl Database {
     /// meanwhile is not missed.
     pub fn dispatcher_woken(&self) -> tokio::sync::futures::Notified<'_> {
         self.work_committed.notified()
+    }
+
+    /// The delivery claims made through this handle so far, by how they found their work.
+    pub fn claim_counts(&self) -> ClaimCounts {
+        self.claims.counts()
+    }
+
+    pub(crate) fn claim_counters(&self) -> &ClaimCounters {
+        &self.claims
     }
 }
 

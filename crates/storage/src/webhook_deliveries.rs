@@ -8,6 +8,9 @@
 //! Every statement that parks, unparks or skips runs after its subscriptions are locked,
 //! as the status changes that call for it do.
 
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
 use domain::Timestamp;
 use domain::webhook::{DeliveryStatus, ErrorClass, SubscriptionStatus, Trigger};
 
@@ -248,7 +251,8 @@ const INTERRUPTED: &str = "interrupted: the node that claimed the delivery stopp
 pub struct Claim {
     pub deliveries: Vec<Delivery>,
     /// More deliveries may be due: the scan stopped at its limit, or left some it saw
-    /// for want of room, or cut a sequence short.
+    /// for want of room. A sequence cut short does not count: the node that holds it
+    /// claims the resource's next sequence when it ends ([`claim_next_sequences`]).
     pub more: bool,
 }
 
@@ -264,6 +268,31 @@ pub struct ClaimTerms {
     pub sequence: i64,
 }
 
+/// The claims made through a database handle, by how they found their work.
+#[derive(Debug, Default)]
+pub(crate) struct ClaimCounters {
+    due_scans: AtomicU64,
+    next_sequences: AtomicU64,
+}
+
+impl ClaimCounters {
+    pub(crate) fn counts(&self) -> ClaimCounts {
+        ClaimCounts {
+            due_scans: self.due_scans.load(Relaxed),
+            next_sequences: self.next_sequences.load(Relaxed),
+        }
+    }
+}
+
+/// How many claims found their work which way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClaimCounts {
+    /// Claims that scanned the due deliveries ([`claim`]).
+    pub due_scans: u64,
+    /// Claims that went straight to resources' next sequences ([`claim_next_sequences`]).
+    pub next_sequences: u64,
+}
+
 /// A due delivery as a claim first sees it.
 #[derive(sqlx::FromRow)]
 struct Candidate {
@@ -272,6 +301,22 @@ struct Candidate {
     resource_key: String,
     next_attempt_on: i64,
     lease_expires_on: Option<i64>,
+}
+
+/// A candidate, with its subscription's ordering.
+type Found = (i64, i64, String, i64, Option<i64>, String);
+
+/// The columns of a [`Found`], of delivery `d`.
+const FOUND_COLUMNS: &str = "d.id, d.webhook_id, d.resource_key, d.next_attempt_on, d.lease_expires_on, \
+     (SELECT w.ordering FROM webhooks w WHERE w.id = d.webhook_id) AS ordering";
+
+/// The lock a claim takes on what it found, and the fence that keeps PostgreSQL from
+/// turning the subscription check into a join.
+fn claim_lock(backend: Backend) -> (&'static str, &'static str) {
+    match backend {
+        Backend::Sqlite => ("", ""),
+        Backend::Postgres => (" FOR UPDATE SKIP LOCKED", " OFFSET 0"),
+    }
 }
 
 /// Looks at up to `scan` due deliveries of active, unpaused subscriptions (none of
@@ -292,22 +337,12 @@ pub async fn claim(
     node: &str,
     terms: ClaimTerms,
     full: &[i64],
-    mut take: impl FnMut(i64) -> bool,
+    take: impl FnMut(i64) -> bool,
 ) -> Result<Claim> {
-    let ClaimTerms {
-        now,
-        lease_until,
-        scan,
-        sequence,
-    } = terms;
-    // The due index answers in order and the scan stops at the limit; `OFFSET 0` keeps
-    // PostgreSQL from turning the subscription check into a join.
-    let (lock, fence) = match db.backend() {
-        Backend::Sqlite => ("", ""),
-        Backend::Postgres => (" FOR UPDATE SKIP LOCKED", " OFFSET 0"),
-    };
+    // The due index answers in order and the scan stops at the limit.
+    let (lock, fence) = claim_lock(db.backend());
     let mut p = Params::new();
-    let at = p.bind(Arg::Int(now.as_micros()));
+    let at = p.bind(Arg::Int(terms.now.as_micros()));
     let excluded = if full.is_empty() {
         String::new()
     } else {
@@ -317,9 +352,7 @@ pub async fn claim(
         )
     };
     let sql = format!(
-        "SELECT d.id, d.webhook_id, d.resource_key, d.next_attempt_on, d.lease_expires_on, \
-         (SELECT w.ordering FROM webhooks w WHERE w.id = d.webhook_id) AS ordering \
-         FROM webhook_deliveries d \
+        "SELECT {FOUND_COLUMNS} FROM webhook_deliveries d \
          WHERE d.status = 'pending' AND d.next_attempt_on <= {at} \
          AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) {excluded}\
          AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
@@ -328,22 +361,104 @@ pub async fn claim(
          WHERE e.webhook_id = d.webhook_id AND e.resource_key = d.resource_key AND e.status = 'pending' \
          AND e.id < d.id)){fence}) \
          ORDER BY d.next_attempt_on, d.id LIMIT {limit}{lock}",
-        limit = p.bind(Arg::Int(scan)),
+        limit = p.bind(Arg::Int(terms.scan)),
     );
     // Planned on the due index (see `begin_lease_work`).
     let mut tx = db.begin_lease_work().await?;
-    let scanned: Vec<(i64, i64, String, i64, Option<i64>, String)> =
-        with_conn!(Exec::Tx(&mut tx), |c| {
-            crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
-                .fetch_all(c)
-                .await
-        })?;
-    let mut more = i64::try_from(scanned.len()).unwrap_or(i64::MAX) >= scan;
+    let found: Vec<Found> = with_conn!(Exec::Tx(&mut tx), |c| {
+        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+            .fetch_all(c)
+            .await
+    })?;
+    db.claim_counters().due_scans.fetch_add(1, Relaxed);
+    let limited = i64::try_from(found.len()).unwrap_or(i64::MAX) >= terms.scan;
+    lease_found(tx, node, terms, found, limited, take).await
+}
+
+/// Claims the next sequence of each of these resources of per-resource subscriptions
+/// (subscription id and resource key), as [`claim`] would on meeting their oldest
+/// pending deliveries, but straight from the resource index, whatever else is due: for
+/// the node whose sequences about them just ended, so that a hot resource's backlog is
+/// not scanned past once per sequence. The oldest pending delivery starts a sequence only
+/// while it is due and free (and, on PostgreSQL, not locked by another claim), so a
+/// resource still has at most one sequence, on one node.
+pub async fn claim_next_sequences(
+    db: &Database,
+    node: &str,
+    terms: ClaimTerms,
+    resources: &[(i64, String)],
+    take: impl FnMut(i64) -> bool,
+) -> Result<Claim> {
+    if resources.is_empty() {
+        return Ok(Claim {
+            deliveries: Vec::new(),
+            more: false,
+        });
+    }
+    let (lock, fence) = claim_lock(db.backend());
+    let mut p = Params::new();
+    let at = p.bind(Arg::Int(terms.now.as_micros()));
+    let oldest: Vec<String> = resources
+        .iter()
+        .map(|(webhook_id, resource_key)| {
+            format!(
+                "(SELECT id FROM webhook_deliveries WHERE webhook_id = {} AND resource_key = {} \
+                 AND status = 'pending' ORDER BY id LIMIT 1)",
+                p.bind(Arg::Int(*webhook_id)),
+                p.bind(Arg::Text(resource_key.clone())),
+            )
+        })
+        .collect();
+    // On PostgreSQL `IN` of a single parenthesized subquery is a semi-join, planned (sorts
+    // being off) as a walk of the whole table in id order; an array is looked up by key.
+    let oldest = match db.backend() {
+        Backend::Sqlite => format!("IN ({})", oldest.join(", ")),
+        Backend::Postgres => format!("= ANY(ARRAY[{}])", oldest.join(", ")),
+    };
+    let sql = format!(
+        "SELECT {FOUND_COLUMNS} FROM webhook_deliveries d \
+         WHERE d.id {oldest} AND d.status = 'pending' AND d.next_attempt_on <= {at} \
+         AND (d.lease_expires_on IS NULL OR d.lease_expires_on <= {at}) \
+         AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.status = 'active' \
+         AND (w.paused_until IS NULL OR w.paused_until <= {at}){fence}) \
+         ORDER BY d.id{lock}"
+    );
+    let mut tx = db.begin_lease_work().await?;
+    let found: Vec<Found> = with_conn!(Exec::Tx(&mut tx), |c| {
+        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+            .fetch_all(c)
+            .await
+    })?;
+    db.claim_counters().next_sequences.fetch_add(1, Relaxed);
+    // A subscription no longer ordered per resource has its other deliveries found by
+    // the scan.
+    let unordered = found
+        .iter()
+        .any(|f| f.5 != domain::webhook::Ordering::PerResource.as_str());
+    lease_found(tx, node, terms, found, unordered, take).await
+}
+
+/// Leases what a claim found (in `tx`, which it commits), as [`claim`] says: `more` when
+/// more may be due than what it found.
+async fn lease_found(
+    mut tx: Tx,
+    node: &str,
+    terms: ClaimTerms,
+    found: Vec<Found>,
+    mut more: bool,
+    mut take: impl FnMut(i64) -> bool,
+) -> Result<Claim> {
+    let ClaimTerms {
+        now,
+        lease_until,
+        sequence,
+        ..
+    } = terms;
     // Each taken delivery with where it goes in the claim: its due time and the oldest
     // delivery of its sequence.
     let mut picked: Vec<(Candidate, (i64, i64))> = Vec::new();
     let mut heads: Vec<Candidate> = Vec::new();
-    for (id, webhook_id, resource_key, next_attempt_on, lease_expires_on, ordering) in scanned {
+    for (id, webhook_id, resource_key, next_attempt_on, lease_expires_on, ordering) in found {
         if !take(webhook_id) {
             // Due, and left for want of room: more is due than this claim took.
             more = true;
@@ -362,23 +477,21 @@ pub async fn claim(
             picked.push((candidate, (next_attempt_on, id)));
         }
     }
+    // A sequence cut short here (at its limit, at a follower not yet due or still held,
+    // or for want of room) goes on when it ends, from `claim_next_sequences`.
     for (head, followers) in followers_of(&mut tx, heads, sequence - 1).await? {
         let place = (head.next_attempt_on, head.id);
         let webhook_id = head.webhook_id;
-        let cut = i64::try_from(followers.len()).unwrap_or(i64::MAX) >= sequence - 1;
         picked.push((head, place));
-        let mut complete = true;
         for follower in followers {
             let free = follower
                 .lease_expires_on
                 .is_none_or(|until| until <= now.as_micros());
             if follower.next_attempt_on > now.as_micros() || !free || !take(webhook_id) {
-                complete = false;
                 break;
             }
             picked.push((follower, place));
         }
-        more |= cut || !complete;
     }
     if picked.is_empty() {
         tx.commit().await?;

@@ -1,13 +1,14 @@
-//! Prometheus metrics: request counts and latency histograms by route and status, and the
-//! database pools' usage, served at `/metrics`.
+//! Prometheus metrics: request counts and latency histograms by route and status, the
+//! database pools' usage, and this node's webhook delivery claims, served at `/metrics`.
 
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use prometheus_client::encoding::EncodeLabelSet;
-use prometheus_client::metrics::counter::Counter;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
@@ -27,6 +28,35 @@ struct RequestLabels {
 struct PoolLabels {
     pool: String,
     state: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClaimLabels {
+    by: &'static str,
+}
+
+/// The webhook delivery claims made through the database handle, read at each scrape.
+#[derive(Debug)]
+struct Claims(Database);
+
+impl Collector for Claims {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let counts = self.0.claim_counts();
+        let mut metric = encoder.encode_descriptor(
+            "webhook_claims",
+            "Webhook delivery claims, by how they found their work: a scan of the due \
+             deliveries, or a resource's next sequence",
+            None,
+            prometheus_client::metrics::MetricType::Counter,
+        )?;
+        for (by, total) in [
+            ("due_scan", counts.due_scans),
+            ("next_sequence", counts.next_sequences),
+        ] {
+            ConstCounter::new(total).encode(metric.encode_family(&ClaimLabels { by })?)?;
+        }
+        Ok(())
+    }
 }
 
 type HistogramFamily = Family<RequestLabels, Histogram, fn() -> Histogram>;
@@ -67,6 +97,7 @@ impl Metrics {
             "Database pool connections by state (idle, in_use, max)",
             pool_connections.clone(),
         );
+        registry.register_collector(Box::new(Claims(db.clone())));
         Self {
             registry,
             requests,

@@ -16,7 +16,9 @@
 //! has a claim take a resource's backlog as a sequence — its oldest pending delivery and
 //! the due ones after it — which the lane sends one after another, each as soon as the
 //! one before it was answered with success; a failure sends the rest of the sequence back
-//! to wait behind the retry. A node that is shut down gives back what waits and lets
+//! to wait behind the retry. When a sequence went through, the node claims the resource's
+//! next one straight from the resource index rather than by scanning the due deliveries,
+//! which would walk past the rest of that resource's backlog every time. A node that is shut down gives back what waits and lets
 //! its attempts in flight end and be recorded, so that it leaves no claim for another node
 //! to wait out and no attempt to note as interrupted.
 
@@ -97,8 +99,11 @@ pub struct Dispatcher {
     config: DispatcherConfig,
     client: reqwest::Client,
     lanes: Mutex<Lanes<Claimed>>,
-    /// Rung when a lane may be refilled while more work may be due.
+    /// Rung when a lane may be refilled while more work may be due, or a sequence ended.
     freed: Notify,
+    /// Ordered resources (subscription, resource key) whose sequences ended on this node:
+    /// their next sequences are claimed straight from the resource index.
+    ended: Mutex<Vec<(i64, String)>>,
     /// Whether due deliveries may be waiting beyond what this node holds: the last claim
     /// scanned to its limit, or left out full lanes, or some were given back.
     backlog: AtomicBool,
@@ -178,6 +183,7 @@ impl Dispatcher {
             config,
             client,
             freed: Notify::new(),
+            ended: Mutex::new(Vec::new()),
             backlog: AtomicBool::new(false),
             parked_seen: AtomicI64::new(0),
             stopping: AtomicBool::new(false),
@@ -262,13 +268,15 @@ impl Dispatcher {
                 tokio::spawn(async move { this.verify(webhook, lease_until).await });
             }
         }
+        self.continue_sequences(now, lease_until).await?;
         // Bounded: each round fills lanes or finds nothing more.
         for _ in 0..16 {
             let (full, mut quota, sequence) = {
                 let lanes = self.lanes();
                 // Freed lanes were refilled meanwhile: a claim would only scan past their
-                // backlogs. New work, or the poll, looks anyway.
-                if !with_pings && !lanes.refillable() {
+                // backlogs. Nor is there more to find than ended sequences' next ones,
+                // unless the last look said so. New work, or the poll, looks anyway.
+                if !with_pings && (!lanes.refillable() || !self.backlog.load(Ordering::SeqCst)) {
                     break;
                 }
                 (lanes.full(), lanes.quota(), lanes.capacity())
@@ -296,6 +304,51 @@ impl Dispatcher {
             if !claim.more || !took {
                 break;
             }
+        }
+        Ok(())
+    }
+
+    /// Claims the next sequences of the ordered resources whose sequences ended here, from
+    /// the resource index: a hot resource's backlog is not scanned past once per
+    /// sequence. What it leaves for want of room is left to a scan.
+    async fn continue_sequences(
+        self: &Arc<Self>,
+        now: Timestamp,
+        lease_until: Timestamp,
+    ) -> storage::Result<()> {
+        let ended = std::mem::take(&mut *self.ended.lock().expect("never poisoned"));
+        let batch = usize::try_from(self.config.batch)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        for resources in ended.chunks(batch) {
+            let (mut quota, sequence) = {
+                let lanes = self.lanes();
+                (lanes.quota(), lanes.capacity())
+            };
+            let claimed = async {
+                let claim = webhook_deliveries::claim_next_sequences(
+                    &self.db,
+                    &self.config.node,
+                    webhook_deliveries::ClaimTerms {
+                        now,
+                        lease_until,
+                        scan: self.config.batch,
+                        sequence: i64::try_from(sequence).unwrap_or(i64::MAX),
+                    },
+                    resources,
+                    |webhook| quota.take(webhook),
+                )
+                .await?;
+                let gave_back = self.accept(claim.deliveries).await?;
+                Ok::<_, storage::Error>(claim.more || gave_back)
+            }
+            .await;
+            // Whatever was left, or not looked at after a failure, a scan finds.
+            if claimed.as_ref().map_or(true, |&left| left) {
+                self.backlog.store(true, Ordering::SeqCst);
+            }
+            self.pump();
+            claimed?;
         }
         Ok(())
     }
@@ -458,7 +511,15 @@ impl Dispatcher {
             attempted.claimed.sequence(),
             attempted.delivered(),
         );
-        if recorded.refill && (recorded.sequence_ended || self.backlog.load(Ordering::SeqCst)) {
+        if recorded.sequence_ended
+            && let Some(key) = attempted.claimed.sequence()
+        {
+            self.ended
+                .lock()
+                .expect("never poisoned")
+                .push((attempted.claimed.webhook().id, key.to_owned()));
+            self.freed.notify_one();
+        } else if recorded.refill && self.backlog.load(Ordering::SeqCst) {
             self.freed.notify_one();
         }
         if !recorded.held_back.is_empty() {

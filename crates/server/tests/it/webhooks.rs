@@ -29,6 +29,7 @@ on_both_backends!(
     per_resource_ordering_holds_back_only_the_same_resource,
     an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short,
     a_backlog_beyond_a_lanes_room_drains_without_waiting_for_the_poll,
+    a_hot_resources_backlog_drains_without_scanning_past_it_per_sequence,
     a_slow_target_does_not_hold_back_others,
     a_subscription_is_deleted_while_its_deliveries_are_in_flight,
     an_attempt_outlasting_its_claim_is_recorded_as_interrupted,
@@ -1425,6 +1426,83 @@ async fn per_resource_ordering_holds_back_only_the_same_resource(backend: Backen
         .map(|d| d.json()["_embedded"]["item"]["title"].clone())
         .collect();
     assert_eq!(titles, [json!("A"), json!("A"), json!("A2"), json!("A3")]);
+}
+
+/// A backlog about one resource drains sequence after sequence, each claimed straight
+/// from the resource index when the one before it ends: the due deliveries are scanned
+/// once for the whole drain, not once per sequence (a scan walks past the resource's whole
+/// backlog, which made a drain quadratic in it on PostgreSQL).
+async fn a_hot_resources_backlog_drains_without_scanning_past_it_per_sequence(backend: Backend) {
+    const CHANGES: usize = 180;
+    let (s, _clock, receiver) = hub_configured(backend, |c| {
+        // Only commits and answers wake the dispatcher: the scans counted are those the
+        // drain made.
+        c.webhook_poll = Duration::from_secs(3600);
+    })
+    .await;
+    let token = s.owner_token().await;
+    let [ordered] = active_subscriptions(
+        &s,
+        &token,
+        [json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"})],
+    )
+    .await;
+    act_on(&s, &token, &ordered, "disable", "disabled").await;
+    let product = s
+        .create_product(&token, json!({"title": "t0", "price": 1}))
+        .await;
+    for n in 1..CHANGES {
+        retitle(&s, &token, &product, &format!("t{n}")).await;
+    }
+    let changes: Vec<i64> = sequences_and_statuses(&delivery_history(&s, &token, &ordered).await)
+        .into_iter()
+        .map(|(sequence, _)| sequence)
+        .collect();
+    assert_eq!(changes.len(), CHANGES);
+    let before = s.running().db.claim_counts();
+    act_on(&s, &token, &ordered, "reactivate", "active").await;
+    let received = receiver
+        .wait_until("the whole backlog", |r| {
+            sequences_received(r, &ordered).len() >= CHANGES
+        })
+        .await;
+    assert_eq!(
+        sequences_received(&received, &ordered),
+        changes,
+        "in order, once each"
+    );
+    history_until(&s, &token, &ordered, "every delivery recorded", |h| {
+        h.len() == CHANGES && h.iter().all(|d| d["status"] == "succeeded")
+    })
+    .await;
+    let after = s.running().db.claim_counts();
+    let scans = after.due_scans - before.due_scans;
+    let next_sequences = after.next_sequences - before.next_sequences;
+    // A lane holds 12 (three times the 4 in flight per subscription): a scan on the
+    // reactivation takes the first of 15 sequences, and each of the others follows the one
+    // before. The reactivation wakes the dispatcher twice on PostgreSQL (its own commit,
+    // and the notification), and a scan while the lane is full looks once more.
+    assert!(scans <= 5, "{scans} scans of the due deliveries");
+    assert!(
+        next_sequences >= 10,
+        "{next_sequences} claims of a next sequence"
+    );
+    let metrics = s
+        .client
+        .get(s.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains(&format!(
+            "webhook_claims_total{{by=\"next_sequence\"}} {}",
+            after.next_sequences
+        )),
+        "{metrics}"
+    );
 }
 
 async fn a_slow_target_does_not_hold_back_others(backend: Backend) {

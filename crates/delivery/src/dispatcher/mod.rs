@@ -18,9 +18,10 @@
 //! one before it was answered with success; a failure sends the rest of the sequence back
 //! to wait behind the retry. When a sequence went through, the node claims the resource's
 //! next one straight from the resource index rather than by scanning the due deliveries,
-//! which would walk past the rest of that resource's backlog every time. A node that is shut down gives back what waits and lets
-//! its attempts in flight end and be recorded, so that it leaves no claim for another node
-//! to wait out and no attempt to note as interrupted.
+//! which would walk past the rest of that resource's backlog every time. A node that is
+//! shut down gives back what waits and lets its attempts in flight end and be recorded, so
+//! that it leaves no claim for another node to wait out and no attempt to note as
+//! interrupted.
 
 mod lanes;
 mod recorder;

@@ -22,7 +22,8 @@ use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
 use crate::sql::{
-    Arg, Filter, ListTotal, PagePlan, Params, Sort, Window, capped_count_sql, deferred_page_sql,
+    Arg, Direction, Filter, ListTotal, PagePlan, Params, Sort, Source, Window, capped_count_sql,
+    deferred_page_sql,
 };
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
@@ -434,15 +435,14 @@ async fn list_rows(
         CatalogScope::Public(_) => Total::Rows,
     };
     if total_by == Total::Rows {
-        return counted_page(db, &base, filter, sort, window, cap).await;
+        return counted_page(db, scope, &base, filter, sort, window, cap).await;
     }
     // Only the status or tags narrow the list: no search.
-    let (source, f) = filter::searching(db.backend(), &base, filter, Search::FromIndex);
     let page = deferred_page_sql(
         &full_columns(db.backend()),
         "products",
-        source,
-        &f,
+        Source::table("products"),
+        &base,
         sort,
         window,
         PagePlan::Planned,
@@ -459,7 +459,7 @@ async fn list_rows(
                 Exec::Db(db),
                 embedded::Row,
                 page,
-                f.args()
+                base.args()
             )?)
         },
         total,
@@ -473,6 +473,7 @@ async fn list_rows(
 /// to find them; many are found by that walk, which soon fills the page.
 async fn counted_page(
     db: &Database,
+    scope: &CatalogScope,
     base: &Filter,
     filter: &ProductFilter,
     sort: Sort,
@@ -481,7 +482,14 @@ async fn counted_page(
 ) -> Result<(Vec<embedded::Row>, ListTotal)> {
     let backend = db.backend();
     let up_to = ListTotal::count_up_to(cap, window);
-    let (source, f) = filter::searching(backend, base, filter, Search::FromIndex);
+    let from_index = |first, direction| Search::FromIndex { first, direction };
+    let (source, f) = filter::searching(
+        backend,
+        scope,
+        base,
+        filter,
+        from_index(up_to.saturating_add(1), Direction::Asc),
+    );
     let count = capped_count_sql(source.from, &f, up_to);
     let columns = full_columns(backend);
     with_conn!(Exec::Db(db), |c| {
@@ -490,13 +498,19 @@ async fn counted_page(
                 .fetch_one(&mut *c)
                 .await?;
         let total = ListTotal::from_capped(counted, up_to);
-        // A search index that yields ids in order bounds a page by id already.
-        let in_index_order = sort.column == "id" && source.id_order != "id";
+        // The search index yields ids in order: a page by id ends where the page does.
+        let in_index_order = sort.column == "id" && filter.words.is_some();
         let (source, f, plan) = match total {
-            _ if in_index_order => (source, f.clone(), PagePlan::Planned),
+            _ if in_index_order => {
+                let end = window.offset.saturating_add(window.limit);
+                let how = from_index(end, sort.direction);
+                let (source, f) = filter::searching(backend, scope, base, filter, how);
+                (source, f, PagePlan::Planned)
+            }
             ListTotal::Exact(_) => (source, f.clone(), PagePlan::MatchesFirst),
             ListTotal::MoreThan(_) => {
-                let (source, f) = filter::searching(backend, base, filter, Search::InSortOrder);
+                let how = Search::InSortOrder;
+                let (source, f) = filter::searching(backend, scope, base, filter, how);
                 (source, f, PagePlan::Planned)
             }
         };

@@ -250,7 +250,12 @@ async fn search_follows_descriptions_and_variant_skus(s: TestServer) {
     assert_eq!(ids_of(&s, &token, "q=box 1").await, [id]);
     // Writes that leave the text alone leave the product found.
     let (status, _) = s
-        .call(Method::PUT, &path, &token, Some(json!({"status": "hidden"})))
+        .call(
+            Method::PUT,
+            &path,
+            &token,
+            Some(json!({"status": "hidden"})),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(ids_of(&s, &token, "q=folded").await, [id]);
@@ -283,7 +288,10 @@ async fn another_accounts_products_never_match(s: TestServer) {
     assert!(ids_of(&s, &token, "q=theirs").await.is_empty());
     let counted = list(&s, &other_token, "q=lamp").await;
     assert_eq!(
-        (counted["total_items"].clone(), counted["total_items_exact"].clone()),
+        (
+            counted["total_items"].clone(),
+            counted["total_items_exact"].clone()
+        ),
         (json!(2), json!(true))
     );
 }
@@ -328,7 +336,10 @@ async fn words_sharing_a_prefix_match_each_product_once(backend: Backend) {
     );
     let bounded = list(&s, &token, "q=lamp&per_page=2").await;
     assert_eq!(
-        (bounded["total_items"].clone(), bounded["total_items_exact"].clone()),
+        (
+            bounded["total_items"].clone(),
+            bounded["total_items_exact"].clone()
+        ),
         (json!(CAP), json!(false))
     );
     for (sort, expected) in [
@@ -337,7 +348,14 @@ async fn words_sharing_a_prefix_match_each_product_once(backend: Backend) {
     ] {
         let mut seen = Vec::new();
         for page in 1..=3 {
-            seen.extend(ids_of(&s, &token, &format!("q=lamp&sort={sort}&per_page=2&page={page}")).await);
+            seen.extend(
+                ids_of(
+                    &s,
+                    &token,
+                    &format!("q=lamp&sort={sort}&per_page=2&page={page}"),
+                )
+                .await,
+            );
         }
         assert_eq!(seen, expected, "{sort}");
     }
@@ -377,8 +395,15 @@ async fn prefixes_match_whole_characters_at_any_length(s: TestServer) {
     assert_eq!(ids_of(&s, &token, "q=z").await, [ids[3], ids[4], ids[6]]);
     assert_eq!(ids_of(&s, &token, "q=zz").await, [ids[3]]);
     // Words are kept and matched to their first 64 characters, however long.
-    assert_eq!(ids_of(&s, &token, &format!("q={}", &long[..64])).await, [ids[5]]);
+    assert_eq!(
+        ids_of(&s, &token, &format!("q={}", &long[..64])).await,
+        [ids[5]]
+    );
     assert_eq!(ids_of(&s, &token, &format!("q={long}")).await, [ids[5]]);
     assert_eq!(ids_of(&s, &token, &format!("q={long}y")).await, [ids[5]]);
-    assert!(ids_of(&s, &token, &format!("q={}y", &long[..63])).await.is_empty());
+    assert!(
+        ids_of(&s, &token, &format!("q={}y", &long[..63]))
+            .await
+            .is_empty()
+    );
 }

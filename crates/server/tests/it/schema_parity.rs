@@ -58,11 +58,7 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         Some("column webhooks.notify_origin: bool not null"),
         FLAG,
     ),
-    (
-        None,
-        Some("table product_words"),
-        PRODUCT_WORDS,
-    ),
+    (None, Some("table product_words"), PRODUCT_WORDS),
     (
         None,
         Some("column product_words.account_id: int not null primary key"),

@@ -256,7 +256,10 @@ fn accounts(scope: &CatalogScope) -> Vec<i64> {
 fn prefix_range(column: &str, prefix: &str, p: &mut Params) -> String {
     let from = p.bind(Arg::Text(prefix.to_owned()));
     match prefix_end(prefix) {
-        Some(end) => format!("{column} >= {from} AND {column} < {}", p.bind(Arg::Text(end))),
+        Some(end) => format!(
+            "{column} >= {from} AND {column} < {}",
+            p.bind(Arg::Text(end))
+        ),
         None => format!("{column} >= {from}"),
     }
 }
@@ -364,7 +367,13 @@ mod tests {
             ..ProductFilter::default()
         };
         let base = conditions(&scope, &filter);
-        let (source, f) = searching(Backend::Postgres, &scope, &base, &filter, Search::InSortOrder);
+        let (source, f) = searching(
+            Backend::Postgres,
+            &scope,
+            &base,
+            &filter,
+            Search::InSortOrder,
+        );
         assert_eq!(source, Source::table("products"));
         assert_eq!(
             f.where_sql(),
@@ -397,7 +406,10 @@ mod tests {
         let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
         let sql = f.where_sql();
         // The tenant's conditions and the other words are checked inside the walk.
-        assert!(sql.starts_with(" WHERE id IN (WITH RECURSIVE found"), "{sql}");
+        assert!(
+            sql.starts_with(" WHERE id IN (WITH RECURSIVE found"),
+            "{sql}"
+        );
         assert!(sql.contains(
             "AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id AND account_id = $1 \
              AND EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = products.id AND pw.word >= $2 \
@@ -451,7 +463,11 @@ mod tests {
         // Every word with the prefix lies in the range, in bytewise order, and none else.
         for prefix in ["lamp", "ñu", "a\u{10FFFF}", "\u{7FF}", "\u{FFFF}"] {
             let end = prefix_end(prefix).unwrap();
-            for word in [format!("{prefix}"), format!("{prefix}\u{10FFFF}"), format!("{prefix}z")] {
+            for word in [
+                format!("{prefix}"),
+                format!("{prefix}\u{10FFFF}"),
+                format!("{prefix}z"),
+            ] {
                 assert!(word.as_bytes() >= prefix.as_bytes() && word.as_bytes() < end.as_bytes());
             }
             assert!(end.as_bytes() > prefix.as_bytes());
@@ -478,7 +494,13 @@ mod tests {
             let (_, f) = searching(Backend::Sqlite, &tenant, &base, &filter, how);
             assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
         }
-        let (source, f) = searching(Backend::Sqlite, &tenant, &base, &filter, Search::InSortOrder);
+        let (source, f) = searching(
+            Backend::Sqlite,
+            &tenant,
+            &base,
+            &filter,
+            Search::InSortOrder,
+        );
         assert_eq!(source, Source::table("products"));
         assert!(f.where_sql().ends_with(
             "AND +id IN (SELECT rowid FROM product_search WHERE product_search MATCH $2)"

@@ -694,3 +694,137 @@ pub async fn list_in_collection(
     })?;
     rows.into_iter().map(embedded::Row::decode).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use domain::catalog::search;
+
+    use super::*;
+    use crate::catalog_load::{self, LoadProduct, LoadVariant};
+    use crate::sellers::{self, NewSeller};
+    use crate::test_databases::{self, TestDatabase};
+    use crate::{Tenant, accounts};
+
+    const MATCHES: usize = 2_000;
+    const CAP: u64 = 10;
+
+    /// `MATCHES` products whose titles carry one, two or three of the words beginning
+    /// with "lamp", for a new account; answers its tenant.
+    async fn lamps(db: &Database) -> Tenant {
+        let now = Timestamp::from_micros(1_764_000_000_000_000);
+        let mut tx = db.begin().await.unwrap();
+        let account = accounts::insert(&mut tx, "Lamps", now).await.unwrap();
+        let seller = NewSeller {
+            account_id: account.id,
+            name: "Lamps",
+            slug: "lamps",
+            default_currency_code: "USD",
+            country_code: None,
+        };
+        let seller = sellers::insert(&mut tx, &seller, now).await.unwrap();
+        let products: Vec<LoadProduct> = (0..MATCHES)
+            .map(|n| {
+                let title = ["Lamp", "Lamps Lamp", "Lampshade Lamps Lamp"][n % 3].to_owned();
+                LoadProduct {
+                    search_text: search::document([title.as_str()]),
+                    slug: format!("lamp-{n}"),
+                    title,
+                    description: String::new(),
+                    status: ProductStatus::Visible,
+                    vendor: None,
+                    tags: Vec::new(),
+                    currency_code: "USD".into(),
+                    product_type_id: None,
+                    created_on: now,
+                    variants: vec![LoadVariant {
+                        sku: format!("L-{n}"),
+                        title: "Default".into(),
+                        price: 100,
+                        price_comparison: None,
+                        stock: 1,
+                    }],
+                }
+            })
+            .collect();
+        catalog_load::load(&mut tx, account.id, seller.id, &products)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        Tenant {
+            account_id: account.id,
+            seller_id: None,
+        }
+    }
+
+    /// The largest number of rows any step of the plan of `sql` produced (PostgreSQL).
+    async fn most_rows_of_a_step(db: &Database, sql: &str, args: &[Arg]) -> u64 {
+        let plan = async {
+            let sql = format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {sql}");
+            Ok::<_, Error>(fetch_all_bound!(Exec::Db(db), (String,), sql, args)?)
+        };
+        let plan = plan.await.unwrap();
+        plan.iter()
+            .filter_map(|(line,)| line.split_once("actual rows=").map(|(_, rest)| rest))
+            .map(|rest| rest.split(' ').next().unwrap().parse::<u64>().unwrap())
+            .max()
+            .unwrap()
+    }
+
+    /// However many products match a search, its count and its first page by id read a
+    /// bounded number of rows: a few per cap, per indexed word the prefix begins.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_broad_search_reads_what_it_answers_not_every_match() {
+        for TestDatabase { db, _dir, .. } in test_databases::both().await {
+            let tenant = lamps(&db).await;
+            let scope = CatalogScope::Tenant(tenant);
+            let filter = ProductFilter {
+                words: Some(vec!["lamp".into()]),
+                ..ProductFilter::default()
+            };
+            let sort = Sort {
+                column: "id",
+                direction: crate::sql::Direction::Asc,
+            };
+            let window = Window {
+                limit: 5,
+                offset: 0,
+            };
+            let (rows, total) = list(&db, &scope, &filter, sort, window, CAP).await.unwrap();
+            assert_eq!(total, ListTotal::MoreThan(CAP));
+            let ids: Vec<i64> = rows.iter().map(|(p, _)| p.id).collect();
+            let first = ids[0];
+            assert_eq!(ids, (first..first + 5).collect::<Vec<_>>());
+            let deep = Window {
+                limit: 5,
+                offset: 1_995,
+            };
+            let (rows, total) = list(&db, &scope, &filter, sort, deep, CAP).await.unwrap();
+            assert_eq!(total, ListTotal::Exact(2_000));
+            assert_eq!(rows.len(), 5);
+            if db.backend() == Backend::Postgres {
+                let base = filter::conditions(&scope, &filter);
+                let how = Search::FromIndex {
+                    first: CAP + 1,
+                    direction: crate::sql::Direction::Asc,
+                };
+                let (source, f) = filter::searching(Backend::Postgres, &scope, &base, &filter, how);
+                let count = capped_count_sql(source.from, &f, CAP);
+                // Three words begin with "lamp", each walked up to the cap.
+                let most = most_rows_of_a_step(&db, &count, f.args()).await;
+                assert!(most <= 3 * (CAP + 1), "{most} rows in a step of {count}");
+                let page = deferred_page_sql(
+                    "id",
+                    "products",
+                    source,
+                    &f,
+                    sort,
+                    window,
+                    PagePlan::Planned,
+                );
+                let most = most_rows_of_a_step(&db, &page, f.args()).await;
+                assert!(most <= 3 * (CAP + 1), "{most} rows in a step of {page}");
+            }
+            db.close().await;
+        }
+    }
+}

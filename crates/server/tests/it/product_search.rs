@@ -13,6 +13,7 @@ on_both_backends!(
     search_follows_titles_tags_and_deletes,
     search_follows_descriptions_and_variant_skus,
     another_accounts_products_never_match,
+    the_public_catalog_searches_the_shops_named,
     words_sharing_a_prefix_match_each_product_once,
     prefixes_match_whole_characters_at_any_length,
     exact_lists_say_so,
@@ -403,6 +404,52 @@ async fn prefixes_match_whole_characters_at_any_length(s: TestServer) {
     assert_eq!(ids_of(&s, &token, &format!("q={long}y")).await, [ids[5]]);
     assert!(
         ids_of(&s, &token, &format!("q={}y", &long[..63]))
+            .await
+            .is_empty()
+    );
+}
+
+async fn the_public_catalog_searches_the_shops_named(s: TestServer) {
+    let token = s.owner_token().await;
+    let ours = lamps(&s, &token).await;
+    let other = s.seed_another_account().await;
+    let other_token = s.owner_token_of(&other).await;
+    let mut theirs = Vec::new();
+    for status in ["visible", "hidden", "visible"] {
+        let product = s
+            .create_product(
+                &other_token,
+                json!({"title": "Lamp Theirs", "status": status, "variants": [{"price": 100}]}),
+            )
+            .await;
+        theirs.push(product["id"].as_i64().unwrap());
+    }
+    let (client_id, secret) = s
+        .register_app(None, "public", "client_credentials", false)
+        .await;
+    let public = s.client_credentials_token(&client_id, &secret, None).await;
+    let (mine, yours) = (&s.demo.shops[0].subdomain, &other.shops[0].subdomain);
+    let query = |shops: String| format!("q=lamp&shop_subdomains={shops}&per_page=50");
+    assert_eq!(ids_of(&s, &public, &query(mine.clone())).await, ours);
+    assert_eq!(
+        ids_of(&s, &public, &query(yours.clone())).await,
+        [theirs[0], theirs[2]]
+    );
+    // Shops of two accounts: the visible matches of both, in id order either way.
+    let both = ids_of(&s, &public, &query(format!("{mine},{yours}"))).await;
+    let mut expected = ours.clone();
+    expected.extend([theirs[0], theirs[2]]);
+    assert_eq!(both, expected);
+    let newest = ids_of(
+        &s,
+        &public,
+        &format!("{}&sort=id.desc", query(format!("{yours},{mine}"))),
+    )
+    .await;
+    expected.reverse();
+    assert_eq!(newest, expected);
+    assert!(
+        ids_of(&s, &public, &query("nowhere".into()))
             .await
             .is_empty()
     );

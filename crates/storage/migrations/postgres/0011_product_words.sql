@@ -4,12 +4,24 @@
 -- product's search document is a row, in bytewise order (COLLATE "C", so that the words
 -- beginning with a prefix are one range of the key), with each word's products in id
 -- order: a count or a page walks them in that order and stops after the rows it needs.
+
+-- No product is written while its words are filled in and their triggers created.
+LOCK TABLE products IN SHARE MODE;
+
 CREATE TABLE product_words (
     account_id BIGINT NOT NULL,
     word TEXT COLLATE "C" NOT NULL,
-    product_id BIGINT NOT NULL REFERENCES products (id) ON DELETE CASCADE,
-    PRIMARY KEY (account_id, word, product_id)
+    product_id BIGINT NOT NULL
 );
+
+-- The existing products' words, before the indexes: one sort builds each of them.
+INSERT INTO product_words (account_id, word, product_id)
+SELECT DISTINCT p.account_id, w.word, p.id
+FROM products p CROSS JOIN LATERAL unnest(string_to_array(p.search_text, ' ')) AS w (word)
+WHERE w.word <> '';
+
+ALTER TABLE product_words ADD PRIMARY KEY (account_id, word, product_id);
+ALTER TABLE product_words ADD FOREIGN KEY (product_id) REFERENCES products (id) ON DELETE CASCADE;
 -- A product's words: whether it has a word with a prefix, and the cascade of its delete.
 CREATE INDEX product_words_product_idx ON product_words (product_id, word);
 
@@ -41,11 +53,6 @@ $$;
 CREATE TRIGGER products_words_update AFTER UPDATE OF search_text ON products
     FOR EACH ROW WHEN (OLD.search_text IS DISTINCT FROM NEW.search_text)
     EXECUTE FUNCTION product_words_update();
-
-INSERT INTO product_words (account_id, word, product_id)
-SELECT DISTINCT p.account_id, w.word, p.id
-FROM products p CROSS JOIN LATERAL unnest(string_to_array(p.search_text, ' ')) AS w (word)
-WHERE w.word <> '';
 
 DROP INDEX products_search_idx;
 ALTER TABLE products DROP COLUMN search_vector;

@@ -228,11 +228,25 @@ pub(crate) fn searching(
         Backend::Postgres => {
             match how {
                 Search::FromIndex { first, direction } => {
+                    // A whole account's words are its products': with nothing else to
+                    // meet, the walk reads the words index alone, no product row.
+                    let whole_account =
+                        matches!(scope, CatalogScope::Tenant(t) if t.seller_id.is_none());
+                    let unfiltered = filter.status.is_none()
+                        && ProductFilter {
+                            words: None,
+                            ..filter.clone()
+                        }
+                        .total()
+                            == Total::Counts;
+                    if whole_account && unfiltered {
+                        f = Filter::new();
+                    }
                     word_walk(&mut f, &accounts(scope), words, first, direction);
                 }
                 Search::InSortOrder => {
                     for word in words {
-                        f.condition(|p| has_word(word, p));
+                        f.condition(|p| has_word("products.id", word, p));
                     }
                 }
             }
@@ -285,9 +299,9 @@ pub(crate) fn prefix_end(prefix: &str) -> Option<String> {
 
 /// The product (of the query's `products`) has a word beginning with `prefix`: one range
 /// of the words index by product.
-fn has_word(prefix: &str, p: &mut Params) -> String {
+fn has_word(product_id: &str, prefix: &str, p: &mut Params) -> String {
     format!(
-        "EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = products.id AND {})",
+        "EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = {product_id} AND {})",
         prefix_range("pw.word", prefix, p)
     )
 }
@@ -296,7 +310,8 @@ fn has_word(prefix: &str, p: &mut Params) -> String {
 /// (`direction`), of `accounts` that meet them and have every word. The longest word
 /// (likely the rarest) drives: the distinct indexed words it begins are found one index
 /// descent each, and each word's products are walked in product order, checked against
-/// the conditions and the other words, and stopped after `first`; the first `first` of
+/// the conditions (a product row each, when `f` has any) and the other words (an index
+/// range each), and stopped after `first`; the first `first` of
 /// their union are the answer, for each of them is among the first `first` of every
 /// word it has. The work is bounded by the page or the count, not by the matches.
 fn word_walk(f: &mut Filter, accounts: &[i64], words: &[String], first: u64, direction: Direction) {
@@ -310,12 +325,18 @@ fn word_walk(f: &mut Filter, accounts: &[i64], words: &[String], first: u64, dir
         .max_by_key(|(i, w)| (w.chars().count(), std::cmp::Reverse(*i)))
         .map_or(0, |(i, _)| i);
     let dir = direction.sql();
+    let product_checked = !f.is_empty();
     f.nest(|conditions, p| {
-        let mut checks = String::from(conditions);
+        let mut checks = String::new();
+        if product_checked {
+            checks = format!(
+                " AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id AND {conditions})"
+            );
+        }
         for (i, word) in words.iter().enumerate() {
             if i != driver {
                 checks.push_str(" AND ");
-                checks.push_str(&has_word(word, p));
+                checks.push_str(&has_word("w.product_id", word, p));
             }
         }
         let accounts: Vec<String> = accounts
@@ -335,8 +356,7 @@ fn word_walk(f: &mut Filter, accounts: &[i64], words: &[String], first: u64, dir
              WHERE w.account_id = found.account_id AND w.word > found.word{below} ORDER BY w.word LIMIT 1) \
              FROM found WHERE found.word IS NOT NULL) \
              SELECT DISTINCT m.product_id FROM found CROSS JOIN LATERAL (SELECT w.product_id \
-             FROM product_words w WHERE w.account_id = found.account_id AND w.word = found.word \
-             AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id AND {checks}) \
+             FROM product_words w WHERE w.account_id = found.account_id AND w.word = found.word{checks} \
              ORDER BY w.product_id {dir} LIMIT {first}) m ORDER BY m.product_id {dir} LIMIT {first})",
             accounts.join(", ")
         )
@@ -392,7 +412,7 @@ mod tests {
     fn postgres_walks_the_longest_words_products_in_id_order() {
         let scope = CatalogScope::Tenant(Tenant {
             account_id: 4,
-            seller_id: None,
+            seller_id: Some(9),
         });
         let filter = ProductFilter {
             words: Some(vec!["red".into(), "shirt".into(), "m".into()]),
@@ -405,32 +425,56 @@ mod tests {
         };
         let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
         let sql = f.where_sql();
-        // The tenant's conditions and the other words are checked inside the walk.
+        // The seller's conditions and the other words are checked inside the walk.
         assert!(
             sql.starts_with(" WHERE id IN (WITH RECURSIVE found"),
             "{sql}"
         );
         assert!(sql.contains(
-            "AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id AND account_id = $1 \
-             AND EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = products.id AND pw.word >= $2 \
-             AND pw.word < $3) AND EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = products.id \
-             AND pw.word >= $4 AND pw.word < $5))"
-        ));
-        assert!(sql.contains("FROM (VALUES ($6)) a (account_id)"), "{sql}");
-        assert!(sql.contains("w.word >= $7 AND w.word < $8 ORDER BY w.word LIMIT 1"));
-        assert!(sql.contains("w.word > found.word AND w.word < $8 ORDER BY w.word LIMIT 1"));
+            "w.word = found.word AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id \
+             AND account_id = $1 AND seller_id = $2) AND EXISTS (SELECT 1 FROM product_words pw \
+             WHERE pw.product_id = w.product_id AND pw.word >= $3 AND pw.word < $4) AND EXISTS \
+             (SELECT 1 FROM product_words pw WHERE pw.product_id = w.product_id AND pw.word >= $5 \
+             AND pw.word < $6) ORDER BY"
+        ), "{sql}");
+        assert!(sql.contains("FROM (VALUES ($7)) a (account_id)"), "{sql}");
+        assert!(sql.contains("w.word >= $8 AND w.word < $9 ORDER BY w.word LIMIT 1"));
+        assert!(sql.contains("w.word > found.word AND w.word < $9 ORDER BY w.word LIMIT 1"));
         assert!(sql.ends_with(
             "ORDER BY w.product_id DESC LIMIT 21) m ORDER BY m.product_id DESC LIMIT 21)"
         ));
-        // The tenant's account, in its condition and as the walk's account.
-        assert_eq!((&f.args()[0], &f.args()[5]), (&Arg::Int(4), &Arg::Int(4)));
+        assert_eq!(f.args()[..2], [Arg::Int(4), Arg::Int(9)]);
         assert_eq!(
-            f.args()[1..5],
+            f.args()[2..6],
             ["red", "ree", "m", "n"].map(|w| Arg::Text(w.into()))
         );
+        assert_eq!(f.args()[6], Arg::Int(4));
         assert_eq!(
-            f.args()[6..],
+            f.args()[7..],
             ["shirt", "shiru"].map(|w| Arg::Text(w.into()))
+        );
+        // A whole account's words are its products': nothing else to check, no row read.
+        let scope = CatalogScope::Tenant(Tenant {
+            account_id: 4,
+            seller_id: None,
+        });
+        let base = conditions(&scope, &filter);
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
+        assert!(
+            !f.where_sql().contains("FROM products"),
+            "{}",
+            f.where_sql()
+        );
+        assert_eq!(f.args()[4], Arg::Int(4));
+        let hidden = ProductFilter {
+            status: Some(ProductStatus::Hidden),
+            ..filter.clone()
+        };
+        let base = conditions(&scope, &hidden);
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &hidden, how);
+        assert!(
+            f.where_sql()
+                .contains("AND account_id = $1 AND status = $2)")
         );
     }
 

@@ -204,7 +204,7 @@ pub async fn refresh_statistics(db: &Database) -> Result<()> {
         }
         // VACUUM cannot run inside a transaction.
         Backend::Postgres => with_conn!(Exec::Db(db), |c| {
-            sqlx::query("VACUUM ANALYZE products, variants, product_tags")
+            sqlx::query("VACUUM ANALYZE products, variants, product_tags, product_words")
                 .execute(c)
                 .await
                 .map(|_| ())

@@ -176,6 +176,19 @@ impl Filter {
         self
     }
 
+    /// Replaces the conditions so far by one built from them: `build` gets them joined by
+    /// `AND` (`TRUE` when there are none), already bound, and binds any further values.
+    pub fn nest(&mut self, build: impl FnOnce(&str, &mut Params) -> String) -> &mut Self {
+        let inner = if self.clauses.is_empty() {
+            "TRUE".to_owned()
+        } else {
+            self.clauses.join(" AND ")
+        };
+        let clause = build(&inner, &mut self.params);
+        self.clauses = vec![clause];
+        self
+    }
+
     /// Whether no condition has been added.
     pub fn is_empty(&self) -> bool {
         self.clauses.is_empty()
@@ -213,7 +226,7 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn sql(self) -> &'static str {
+    pub(crate) fn sql(self) -> &'static str {
         match self {
             Direction::Asc => "ASC",
             Direction::Desc => "DESC",

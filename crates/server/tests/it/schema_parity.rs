@@ -16,11 +16,14 @@ const LOGICAL_TYPES: &[(&str, &str)] = &[
     ("blob", "bytes"),
     ("bytea", "bytes"),
     ("boolean", "bool"),
-    ("tsvector", "search document"),
 ];
 
 /// SQLite has no boolean type: a flag is an INTEGER holding 0 or 1.
 const FLAG: &str = "SQLite stores a flag as an INTEGER 0 or 1";
+
+/// Product search: each backend's own index of the products' search words.
+const PRODUCT_WORDS: &str = "product search: PostgreSQL's words table, walked by prefix in \
+     product order; SQLite's FTS5 table product_search, which yields matches in that order";
 
 /// What only one backend has, or has otherwise, and why: (SQLite's fact, PostgreSQL's
 /// fact, the reason), each fact as the `*_facts` functions write it.
@@ -55,15 +58,31 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         Some("column webhooks.notify_origin: bool not null"),
         FLAG,
     ),
+    (None, Some("table product_words"), PRODUCT_WORDS),
     (
         None,
-        Some("column products.search_vector: search document"),
-        "product search: PostgreSQL's generated tsvector; SQLite's FTS5 table product_search",
+        Some("column product_words.account_id: int not null primary key"),
+        PRODUCT_WORDS,
     ),
     (
         None,
-        Some("index products.products_search_idx (search_vector)"),
-        "the GIN index of that tsvector; an FTS5 table is its own index",
+        Some("column product_words.word: text not null primary key"),
+        PRODUCT_WORDS,
+    ),
+    (
+        None,
+        Some("column product_words.product_id: int not null primary key"),
+        PRODUCT_WORDS,
+    ),
+    (
+        None,
+        Some("foreign key product_words (product_id) references products (id) on delete cascade"),
+        PRODUCT_WORDS,
+    ),
+    (
+        None,
+        Some("index product_words.product_words_product_idx (product_id, word)"),
+        PRODUCT_WORDS,
     ),
 ];
 

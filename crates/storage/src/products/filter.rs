@@ -5,7 +5,7 @@ use domain::catalog::product::ProductStatus;
 
 use crate::Tenant;
 use crate::db::Backend;
-use crate::sql::{Arg, Filter, Params, Source};
+use crate::sql::{Arg, Direction, Filter, Params, Source};
 
 /// A shop, with the seller (and account) whose catalog it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
@@ -168,21 +168,24 @@ fn available_in(f: &mut Filter, shops: &[ShopRef]) {
 /// How a list meets its search words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Search {
-    /// Driven by the full-text index: SQLite's yields matches in id order, so a count
-    /// stops after the rows it needs and a page by id at its end, however many match
-    /// (`CROSS JOIN` fixes that order of the join).
-    FromIndex,
+    /// Driven by the search index in id order, so that a count stops after the rows it
+    /// needs and a page by id at its end, however many match: SQLite's full-text index
+    /// yields matches by rowid (`CROSS JOIN` fixes that order of the join); PostgreSQL
+    /// walks each indexed word within the driving word's prefix in product order, up to
+    /// the `first` matches in `direction` (SQLite's query orders and limits itself).
+    FromIndex { first: u64, direction: Direction },
     /// Rows walked in the order of a sort's index, each looked up among the matches, for a
     /// page of many matches sorted otherwise: it fills at once. SQLite gathers the
-    /// matches' ids once (the `+` keeps it from driving the query from them).
+    /// matches' ids once (the `+` keeps it from driving the query from them); PostgreSQL
+    /// looks each row's words up by product.
     InSortOrder,
 }
 
-/// The source and conditions of a list: `base` (from `conditions`) with the search words
-/// met as `how` says. PostgreSQL's GIN index yields no order, so both ways are one
-/// condition there, which its planner combines with the other indexes.
+/// The source and conditions of a list: `base` (from `conditions` for `scope`) with the
+/// search words met as `how` says.
 pub(crate) fn searching(
     backend: Backend,
+    scope: &CatalogScope,
     base: &Filter,
     filter: &ProductFilter,
     how: Search,
@@ -198,7 +201,7 @@ pub(crate) fn searching(
             let query: Vec<String> = words.iter().map(|w| format!("\"{w}\"*")).collect();
             let query = Arg::Text(query.join(" AND "));
             match how {
-                Search::FromIndex => {
+                Search::FromIndex { .. } => {
                     f.condition(|b| {
                         format!(
                             "product_search MATCH {} AND products.id = product_search.rowid",
@@ -223,16 +226,141 @@ pub(crate) fn searching(
             }
         }
         Backend::Postgres => {
-            let query: Vec<String> = words.iter().map(|w| format!("{w}:*")).collect();
-            f.condition(|b| {
-                format!(
-                    "search_vector @@ to_tsquery('simple', {})",
-                    b.bind(Arg::Text(query.join(" & ")))
-                )
-            });
+            match how {
+                Search::FromIndex { first, direction } => {
+                    // A whole account's words are its products': with nothing else to
+                    // meet, the walk reads the words index alone, no product row.
+                    let whole_account =
+                        matches!(scope, CatalogScope::Tenant(t) if t.seller_id.is_none());
+                    let unfiltered = filter.status.is_none()
+                        && ProductFilter {
+                            words: None,
+                            ..filter.clone()
+                        }
+                        .total()
+                            == Total::Counts;
+                    if whole_account && unfiltered {
+                        f = Filter::new();
+                    }
+                    word_walk(&mut f, &accounts(scope), words, first, direction);
+                }
+                Search::InSortOrder => {
+                    for word in words {
+                        f.condition(|p| has_word("products.id", word, p));
+                    }
+                }
+            }
             (Source::table("products"), f)
         }
     }
+}
+
+/// The accounts whose products a scope sees, ascending.
+fn accounts(scope: &CatalogScope) -> Vec<i64> {
+    let mut accounts: Vec<i64> = match scope {
+        CatalogScope::Tenant(tenant) => vec![tenant.account_id],
+        CatalogScope::Public(shops) => shops.iter().map(|s| s.account_id).collect(),
+    };
+    accounts.sort_unstable();
+    accounts.dedup();
+    accounts
+}
+
+/// `column` begins with `prefix`: a range of the bytewise (`COLLATE "C"`) order.
+fn prefix_range(column: &str, prefix: &str, p: &mut Params) -> String {
+    let from = p.bind(Arg::Text(prefix.to_owned()));
+    match prefix_end(prefix) {
+        Some(end) => format!(
+            "{column} >= {from} AND {column} < {}",
+            p.bind(Arg::Text(end))
+        ),
+        None => format!("{column} >= {from}"),
+    }
+}
+
+/// The least string above every string that begins with `prefix`, in code point order
+/// (UTF-8's byte order): the prefix with its last character that has a successor
+/// advanced and what follows dropped; `None` when every character is the last one.
+pub(crate) fn prefix_end(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        // Surrogates are no characters: past U+D7FF comes U+E000.
+        let next = match u32::from(last) + 1 {
+            0xD800 => Some('\u{E000}'),
+            n => char::from_u32(n),
+        };
+        if let Some(next) = next {
+            chars.push(next);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+/// The product (of the query's `products`) has a word beginning with `prefix`: one range
+/// of the words index by product.
+fn has_word(product_id: &str, prefix: &str, p: &mut Params) -> String {
+    format!(
+        "EXISTS (SELECT 1 FROM product_words pw WHERE pw.product_id = {product_id} AND {})",
+        prefix_range("pw.word", prefix, p)
+    )
+}
+
+/// Replaces the conditions of `f` with `id IN` the first `first` products, in id order
+/// (`direction`), of `accounts` that meet them and have every word. The longest word
+/// (likely the rarest) drives: the distinct indexed words it begins are found one index
+/// descent each, and each word's products are walked in product order, checked against
+/// the conditions (a product row each, when `f` has any) and the other words (an index
+/// range each), and stopped after `first`; the first `first` of
+/// their union are the answer, for each of them is among the first `first` of every
+/// word it has. The work is bounded by the page or the count, not by the matches.
+fn word_walk(f: &mut Filter, accounts: &[i64], words: &[String], first: u64, direction: Direction) {
+    if accounts.is_empty() {
+        f.condition(|_| "FALSE".to_owned());
+        return;
+    }
+    let driver = words
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, w)| (w.chars().count(), std::cmp::Reverse(*i)))
+        .map_or(0, |(i, _)| i);
+    let dir = direction.sql();
+    let product_checked = !f.is_empty();
+    f.nest(|conditions, p| {
+        let mut checks = String::new();
+        if product_checked {
+            checks = format!(
+                " AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id AND {conditions})"
+            );
+        }
+        for (i, word) in words.iter().enumerate() {
+            if i != driver {
+                checks.push_str(" AND ");
+                checks.push_str(&has_word("w.product_id", word, p));
+            }
+        }
+        let accounts: Vec<String> = accounts
+            .iter()
+            .map(|&a| format!("({})", p.bind(Arg::Int(a))))
+            .collect();
+        let prefix = &words[driver];
+        let from = p.bind(Arg::Text(prefix.clone()));
+        let below = prefix_end(prefix)
+            .map(|end| format!(" AND w.word < {}", p.bind(Arg::Text(end))))
+            .unwrap_or_default();
+        format!(
+            "id IN (WITH RECURSIVE found (account_id, word) AS (\
+             SELECT a.account_id, (SELECT w.word FROM product_words w WHERE w.account_id = a.account_id \
+             AND w.word >= {from}{below} ORDER BY w.word LIMIT 1) FROM (VALUES {}) a (account_id) \
+             UNION ALL SELECT found.account_id, (SELECT w.word FROM product_words w \
+             WHERE w.account_id = found.account_id AND w.word > found.word{below} ORDER BY w.word LIMIT 1) \
+             FROM found WHERE found.word IS NOT NULL) \
+             SELECT DISTINCT m.product_id FROM found CROSS JOIN LATERAL (SELECT w.product_id \
+             FROM product_words w WHERE w.account_id = found.account_id AND w.word = found.word{checks} \
+             ORDER BY w.product_id {dir} LIMIT {first}) m ORDER BY m.product_id {dir} LIMIT {first})",
+            accounts.join(", ")
+        )
+    });
 }
 
 #[cfg(test)]
@@ -253,19 +381,142 @@ mod tests {
                 account_id: 1,
             },
         ];
+        let scope = CatalogScope::Public(shops);
         let filter = ProductFilter {
             words: Some(vec!["red".into(), "shirt".into()]),
             ..ProductFilter::default()
         };
-        let base = conditions(&CatalogScope::Public(shops), &filter);
-        let (source, f) = searching(Backend::Postgres, &base, &filter, Search::FromIndex);
+        let base = conditions(&scope, &filter);
+        let (source, f) = searching(
+            Backend::Postgres,
+            &scope,
+            &base,
+            &filter,
+            Search::InSortOrder,
+        );
         assert_eq!(source, Source::table("products"));
         assert_eq!(
             f.where_sql(),
             " WHERE status = $1 AND ((all_shops = TRUE AND seller_id IN ($2)) OR id IN (SELECT product_id \
-             FROM product_shops WHERE shop_id IN ($3, $4))) AND search_vector @@ to_tsquery('simple', $5)"
+             FROM product_shops WHERE shop_id IN ($3, $4))) AND EXISTS (SELECT 1 FROM product_words pw \
+             WHERE pw.product_id = products.id AND pw.word >= $5 AND pw.word < $6) AND EXISTS (SELECT 1 \
+             FROM product_words pw WHERE pw.product_id = products.id AND pw.word >= $7 AND pw.word < $8)"
         );
-        assert_eq!(f.args()[4], Arg::Text("red:* & shirt:*".into()));
+        assert_eq!(
+            f.args()[4..],
+            ["red", "ree", "shirt", "shiru"].map(|w| Arg::Text(w.into()))
+        );
+    }
+
+    #[test]
+    fn postgres_walks_the_longest_words_products_in_id_order() {
+        let scope = CatalogScope::Tenant(Tenant {
+            account_id: 4,
+            seller_id: Some(9),
+        });
+        let filter = ProductFilter {
+            words: Some(vec!["red".into(), "shirt".into(), "m".into()]),
+            ..ProductFilter::default()
+        };
+        let base = conditions(&scope, &filter);
+        let how = Search::FromIndex {
+            first: 21,
+            direction: Direction::Desc,
+        };
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
+        let sql = f.where_sql();
+        // The seller's conditions and the other words are checked inside the walk.
+        assert!(
+            sql.starts_with(" WHERE id IN (WITH RECURSIVE found"),
+            "{sql}"
+        );
+        assert!(sql.contains(
+            "w.word = found.word AND EXISTS (SELECT 1 FROM products WHERE products.id = w.product_id \
+             AND account_id = $1 AND seller_id = $2) AND EXISTS (SELECT 1 FROM product_words pw \
+             WHERE pw.product_id = w.product_id AND pw.word >= $3 AND pw.word < $4) AND EXISTS \
+             (SELECT 1 FROM product_words pw WHERE pw.product_id = w.product_id AND pw.word >= $5 \
+             AND pw.word < $6) ORDER BY"
+        ), "{sql}");
+        assert!(sql.contains("FROM (VALUES ($7)) a (account_id)"), "{sql}");
+        assert!(sql.contains("w.word >= $8 AND w.word < $9 ORDER BY w.word LIMIT 1"));
+        assert!(sql.contains("w.word > found.word AND w.word < $9 ORDER BY w.word LIMIT 1"));
+        assert!(sql.ends_with(
+            "ORDER BY w.product_id DESC LIMIT 21) m ORDER BY m.product_id DESC LIMIT 21)"
+        ));
+        assert_eq!(f.args()[..2], [Arg::Int(4), Arg::Int(9)]);
+        assert_eq!(
+            f.args()[2..6],
+            ["red", "ree", "m", "n"].map(|w| Arg::Text(w.into()))
+        );
+        assert_eq!(f.args()[6], Arg::Int(4));
+        assert_eq!(
+            f.args()[7..],
+            ["shirt", "shiru"].map(|w| Arg::Text(w.into()))
+        );
+        // A whole account's words are its products': nothing else to check, no row read.
+        let scope = CatalogScope::Tenant(Tenant {
+            account_id: 4,
+            seller_id: None,
+        });
+        let base = conditions(&scope, &filter);
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
+        assert!(
+            !f.where_sql().contains("FROM products"),
+            "{}",
+            f.where_sql()
+        );
+        assert_eq!(f.args()[4], Arg::Int(4));
+        let hidden = ProductFilter {
+            status: Some(ProductStatus::Hidden),
+            ..filter.clone()
+        };
+        let base = conditions(&scope, &hidden);
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &hidden, how);
+        assert!(
+            f.where_sql()
+                .contains("AND account_id = $1 AND status = $2)")
+        );
+    }
+
+    #[test]
+    fn a_public_scope_without_shops_finds_nothing() {
+        let scope = CatalogScope::Public(Vec::new());
+        let filter = ProductFilter {
+            words: Some(vec!["red".into()]),
+            ..ProductFilter::default()
+        };
+        let base = conditions(&scope, &filter);
+        let how = Search::FromIndex {
+            first: 1,
+            direction: Direction::Asc,
+        };
+        let (_, f) = searching(Backend::Postgres, &scope, &base, &filter, how);
+        assert!(f.where_sql().ends_with(" AND FALSE"));
+    }
+
+    #[test]
+    fn a_prefix_ends_before_the_next_one() {
+        assert_eq!(prefix_end("lamp").as_deref(), Some("lamq"));
+        assert_eq!(prefix_end("z").as_deref(), Some("{"));
+        assert_eq!(prefix_end("ñu").as_deref(), Some("ñv"));
+        assert_eq!(prefix_end("a\u{D7FF}").as_deref(), Some("a\u{E000}"));
+        // The last character has no successor: the one before it advances.
+        assert_eq!(prefix_end("a\u{10FFFF}").as_deref(), Some("b"));
+        assert_eq!(prefix_end("\u{10FFFF}\u{10FFFF}"), None);
+        assert_eq!(prefix_end(""), None);
+        // Every word with the prefix lies in the range, in bytewise order, and none else.
+        for prefix in ["lamp", "ñu", "a\u{10FFFF}", "\u{7FF}", "\u{FFFF}"] {
+            let end = prefix_end(prefix).unwrap();
+            for word in [
+                format!("{prefix}"),
+                format!("{prefix}\u{10FFFF}"),
+                format!("{prefix}z"),
+            ] {
+                assert!(word.as_bytes() >= prefix.as_bytes() && word.as_bytes() < end.as_bytes());
+            }
+            assert!(end.as_bytes() > prefix.as_bytes());
+            assert!(!end.starts_with(prefix));
+        }
     }
 
     #[test]
@@ -279,11 +530,21 @@ mod tests {
             seller_id: None,
         });
         let base = conditions(&tenant, &filter);
-        for how in [Search::FromIndex, Search::InSortOrder] {
-            let (_, f) = searching(Backend::Sqlite, &base, &filter, how);
+        let from_index = Search::FromIndex {
+            first: 20,
+            direction: Direction::Asc,
+        };
+        for how in [from_index, Search::InSortOrder] {
+            let (_, f) = searching(Backend::Sqlite, &tenant, &base, &filter, how);
             assert_eq!(f.args()[1], Arg::Text("\"and\"* AND \"ñu\"*".into()));
         }
-        let (source, f) = searching(Backend::Sqlite, &base, &filter, Search::InSortOrder);
+        let (source, f) = searching(
+            Backend::Sqlite,
+            &tenant,
+            &base,
+            &filter,
+            Search::InSortOrder,
+        );
         assert_eq!(source, Source::table("products"));
         assert!(f.where_sql().ends_with(
             "AND +id IN (SELECT rowid FROM product_search WHERE product_search MATCH $2)"

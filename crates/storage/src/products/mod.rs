@@ -22,7 +22,8 @@ use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::{Error, Result};
 use crate::json::{JsonText, to_text};
 use crate::sql::{
-    Arg, Filter, ListTotal, PagePlan, Params, Sort, Window, capped_count_sql, deferred_page_sql,
+    Arg, Direction, Filter, ListTotal, PagePlan, Params, Sort, Source, Window, capped_count_sql,
+    deferred_page_sql,
 };
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, insert_rows};
@@ -434,15 +435,14 @@ async fn list_rows(
         CatalogScope::Public(_) => Total::Rows,
     };
     if total_by == Total::Rows {
-        return counted_page(db, &base, filter, sort, window, cap).await;
+        return counted_page(db, scope, &base, filter, sort, window, cap).await;
     }
     // Only the status or tags narrow the list: no search.
-    let (source, f) = filter::searching(db.backend(), &base, filter, Search::FromIndex);
     let page = deferred_page_sql(
         &full_columns(db.backend()),
         "products",
-        source,
-        &f,
+        Source::table("products"),
+        &base,
         sort,
         window,
         PagePlan::Planned,
@@ -459,7 +459,7 @@ async fn list_rows(
                 Exec::Db(db),
                 embedded::Row,
                 page,
-                f.args()
+                base.args()
             )?)
         },
         total,
@@ -473,6 +473,7 @@ async fn list_rows(
 /// to find them; many are found by that walk, which soon fills the page.
 async fn counted_page(
     db: &Database,
+    scope: &CatalogScope,
     base: &Filter,
     filter: &ProductFilter,
     sort: Sort,
@@ -481,7 +482,14 @@ async fn counted_page(
 ) -> Result<(Vec<embedded::Row>, ListTotal)> {
     let backend = db.backend();
     let up_to = ListTotal::count_up_to(cap, window);
-    let (source, f) = filter::searching(backend, base, filter, Search::FromIndex);
+    let from_index = |first, direction| Search::FromIndex { first, direction };
+    let (source, f) = filter::searching(
+        backend,
+        scope,
+        base,
+        filter,
+        from_index(up_to.saturating_add(1), Direction::Asc),
+    );
     let count = capped_count_sql(source.from, &f, up_to);
     let columns = full_columns(backend);
     with_conn!(Exec::Db(db), |c| {
@@ -490,13 +498,19 @@ async fn counted_page(
                 .fetch_one(&mut *c)
                 .await?;
         let total = ListTotal::from_capped(counted, up_to);
-        // A search index that yields ids in order bounds a page by id already.
-        let in_index_order = sort.column == "id" && source.id_order != "id";
+        // The search index yields ids in order: a page by id ends where the page does.
+        let in_index_order = sort.column == "id" && filter.words.is_some();
         let (source, f, plan) = match total {
-            _ if in_index_order => (source, f.clone(), PagePlan::Planned),
+            _ if in_index_order => {
+                let end = window.offset.saturating_add(window.limit);
+                let how = from_index(end, sort.direction);
+                let (source, f) = filter::searching(backend, scope, base, filter, how);
+                (source, f, PagePlan::Planned)
+            }
             ListTotal::Exact(_) => (source, f.clone(), PagePlan::MatchesFirst),
             ListTotal::MoreThan(_) => {
-                let (source, f) = filter::searching(backend, base, filter, Search::InSortOrder);
+                let how = Search::InSortOrder;
+                let (source, f) = filter::searching(backend, scope, base, filter, how);
                 (source, f, PagePlan::Planned)
             }
         };
@@ -679,4 +693,138 @@ pub async fn list_in_collection(
             .await
     })?;
     rows.into_iter().map(embedded::Row::decode).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use domain::catalog::search;
+
+    use super::*;
+    use crate::catalog_load::{self, LoadProduct, LoadVariant};
+    use crate::sellers::{self, NewSeller};
+    use crate::test_databases::{self, TestDatabase};
+    use crate::{Tenant, accounts};
+
+    const MATCHES: usize = 2_000;
+    const CAP: u64 = 10;
+
+    /// `MATCHES` products whose titles carry one, two or three of the words beginning
+    /// with "lamp", for a new account; answers its tenant.
+    async fn lamps(db: &Database) -> Tenant {
+        let now = Timestamp::from_micros(1_764_000_000_000_000);
+        let mut tx = db.begin().await.unwrap();
+        let account = accounts::insert(&mut tx, "Lamps", now).await.unwrap();
+        let seller = NewSeller {
+            account_id: account.id,
+            name: "Lamps",
+            slug: "lamps",
+            default_currency_code: "USD",
+            country_code: None,
+        };
+        let seller = sellers::insert(&mut tx, &seller, now).await.unwrap();
+        let products: Vec<LoadProduct> = (0..MATCHES)
+            .map(|n| {
+                let title = ["Lamp", "Lamps Lamp", "Lampshade Lamps Lamp"][n % 3].to_owned();
+                LoadProduct {
+                    search_text: search::document([title.as_str()]),
+                    slug: format!("lamp-{n}"),
+                    title,
+                    description: String::new(),
+                    status: ProductStatus::Visible,
+                    vendor: None,
+                    tags: Vec::new(),
+                    currency_code: "USD".into(),
+                    product_type_id: None,
+                    created_on: now,
+                    variants: vec![LoadVariant {
+                        sku: format!("L-{n}"),
+                        title: "Default".into(),
+                        price: 100,
+                        price_comparison: None,
+                        stock: 1,
+                    }],
+                }
+            })
+            .collect();
+        catalog_load::load(&mut tx, account.id, seller.id, &products)
+            .await
+            .unwrap();
+        tx.commit().await.unwrap();
+        Tenant {
+            account_id: account.id,
+            seller_id: None,
+        }
+    }
+
+    /// The largest number of rows any step of the plan of `sql` produced (PostgreSQL).
+    async fn most_rows_of_a_step(db: &Database, sql: &str, args: &[Arg]) -> u64 {
+        let plan = async {
+            let sql = format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) {sql}");
+            Ok::<_, Error>(fetch_all_bound!(Exec::Db(db), (String,), sql, args)?)
+        };
+        let plan = plan.await.unwrap();
+        plan.iter()
+            .filter_map(|(line,)| line.split_once("actual rows=").map(|(_, rest)| rest))
+            .map(|rest| rest.split(' ').next().unwrap().parse::<u64>().unwrap())
+            .max()
+            .unwrap()
+    }
+
+    /// However many products match a search, its count and its first page by id read a
+    /// bounded number of rows: a few per cap, per indexed word the prefix begins.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_broad_search_reads_what_it_answers_not_every_match() {
+        for TestDatabase { db, _dir, .. } in test_databases::both().await {
+            let tenant = lamps(&db).await;
+            let scope = CatalogScope::Tenant(tenant);
+            let filter = ProductFilter {
+                words: Some(vec!["lamp".into()]),
+                ..ProductFilter::default()
+            };
+            let sort = Sort {
+                column: "id",
+                direction: crate::sql::Direction::Asc,
+            };
+            let window = Window {
+                limit: 5,
+                offset: 0,
+            };
+            let (rows, total) = list(&db, &scope, &filter, sort, window, CAP).await.unwrap();
+            assert_eq!(total, ListTotal::MoreThan(CAP));
+            let ids: Vec<i64> = rows.iter().map(|(p, _)| p.id).collect();
+            let first = ids[0];
+            assert_eq!(ids, (first..first + 5).collect::<Vec<_>>());
+            let deep = Window {
+                limit: 5,
+                offset: 1_995,
+            };
+            let (rows, total) = list(&db, &scope, &filter, sort, deep, CAP).await.unwrap();
+            assert_eq!(total, ListTotal::Exact(2_000));
+            assert_eq!(rows.len(), 5);
+            if db.backend() == Backend::Postgres {
+                let base = filter::conditions(&scope, &filter);
+                let how = Search::FromIndex {
+                    first: CAP + 1,
+                    direction: crate::sql::Direction::Asc,
+                };
+                let (source, f) = filter::searching(Backend::Postgres, &scope, &base, &filter, how);
+                let count = capped_count_sql(source.from, &f, CAP);
+                // Three words begin with "lamp", each walked up to the cap.
+                let most = most_rows_of_a_step(&db, &count, f.args()).await;
+                assert!(most <= 3 * (CAP + 1), "{most} rows in a step of {count}");
+                let page = deferred_page_sql(
+                    "id",
+                    "products",
+                    source,
+                    &f,
+                    sort,
+                    window,
+                    PagePlan::Planned,
+                );
+                let most = most_rows_of_a_step(&db, &page, f.args()).await;
+                assert!(most <= 3 * (CAP + 1), "{most} rows in a step of {page}");
+            }
+            db.close().await;
+        }
+    }
 }

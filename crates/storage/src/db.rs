@@ -45,6 +45,14 @@ impl Backend {
     }
 }
 
+/// SQLite page caches (`cache_size` in KiB when negative): the writer's, and each
+/// reader's. Small, as every connection maps the file (`MMAP_SIZE`): the operating system
+/// caches its pages once for all of them, and gives that memory back under pressure.
+const WRITER_CACHE: &str = "-16384";
+const READER_CACHE: &str = "-4096";
+/// How much of the database file each connection maps (1 GiB).
+const MMAP_SIZE: &str = "1073741824";
+
 /// Pool sizing and waiting limits.
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
@@ -149,16 +157,19 @@ impl Database {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Error::Config(format!("cannot create {}: {e}", dir.display())))?;
         }
-        // Each connection has its own page cache (2 MiB by default, which makes a large
-        // catalog reread its pages through system calls); readers also map the file, so
-        // they share the operating system's cache of it.
+        // Every connection maps the file, so pages are read from the operating system's
+        // cache of it (shared, reclaimable, counted as file pages) rather than through a
+        // system call each. Each connection's own page cache is anonymous memory that
+        // stays once filled: together they bound what the database holds in the
+        // process, `WRITER_CACHE` + `max_connections` × `READER_CACHE`.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(options.acquire_timeout)
             .connect_with(
                 base.clone()
                     .create_if_missing(true)
-                    .pragma("cache_size", "-65536"),
+                    .pragma("cache_size", WRITER_CACHE)
+                    .pragma("mmap_size", MMAP_SIZE),
             )
             .await?;
         let reader = SqlitePoolOptions::new()
@@ -166,8 +177,8 @@ impl Database {
             .acquire_timeout(options.acquire_timeout)
             .connect_with(
                 base.read_only(true)
-                    .pragma("cache_size", "-16384")
-                    .pragma("mmap_size", "1073741824"),
+                    .pragma("cache_size", READER_CACHE)
+                    .pragma("mmap_size", MMAP_SIZE),
             )
             .await?;
         Ok(Database::new(Pools::Sqlite(Arc::new(SqlitePools {

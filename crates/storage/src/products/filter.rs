@@ -508,7 +508,7 @@ mod tests {
         for prefix in ["lamp", "ñu", "a\u{10FFFF}", "\u{7FF}", "\u{FFFF}"] {
             let end = prefix_end(prefix).unwrap();
             for word in [
-                format!("{prefix}"),
+                prefix.to_owned(),
                 format!("{prefix}\u{10FFFF}"),
                 format!("{prefix}z"),
             ] {

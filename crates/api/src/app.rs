@@ -126,8 +126,7 @@ pub fn router(state: AppState) -> Router {
                 .layer(from_fn_with_state(state.clone(), query_count::middleware))
                 .layer(from_fn(framework_errors::middleware))
                 .layer(CatchPanicLayer::custom(|panic: Box<dyn Any + Send>| {
-                    ApiError::internal(format!("panicked: {}", panic_message(&*panic)))
-                        .into_response()
+                    ApiError::panicked(&*panic).into_response()
                 }))
                 .layer(RequestBodyLimitLayer::new(limit))
                 .layer(MapRequestBodyLayer::new(Body::new))
@@ -152,15 +151,6 @@ async fn openapi_document(document: Arc<OnceLock<Bytes>>) -> Response {
 
 async fn not_found() -> ApiError {
     ApiError::not_found()
-}
-
-/// What a panic was raised with (the panic hook has already logged where).
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("with a payload that is no message")
 }
 
 /// One span per request: method, path (never the query, which could hold secrets) and id.

@@ -10,26 +10,7 @@ use crate::args::{Args, Backend, STOREFRONT_PRODUCTS};
 use crate::database::ScratchDatabase;
 use crate::process::Build;
 use crate::report;
-use crate::scenarios::{self, Run};
-
-/// The read scenarios of one build.
-#[derive(Default)]
-pub struct Reads {
-    pub base: Option<Run>,
-    pub storefront: Option<Run>,
-}
-
-impl Reads {
-    pub fn runs(&self) -> impl Iterator<Item = &Run> {
-        self.base.iter().chain(&self.storefront)
-    }
-
-    fn clean(&self) -> bool {
-        self.runs()
-            .flat_map(|run| &run.scenarios)
-            .all(|s| s.outcome.errors == 0)
-    }
-}
+use crate::scenarios::{self, Reads};
 
 /// Measures `other` and prints it against `this`: `Ok(false)` when a request failed.
 pub async fn run(backend: Backend, this: &Reads, other: &Build, args: &Args) -> Result<bool> {

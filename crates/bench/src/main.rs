@@ -93,7 +93,7 @@ async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Re
     }
     let server = build.start(database_url).await?;
     let pid = server.pid();
-    let mut reads = compare::Reads::default();
+    let mut reads = scenarios::Reads::default();
     let result = measure_all(
         &server,
         &demo,
@@ -131,7 +131,7 @@ async fn measure_all(
     backend: Backend,
     pid: u32,
     args: &Args,
-    reads: &mut compare::Reads,
+    reads: &mut scenarios::Reads,
 ) -> Result<bool> {
     let mut clean = true;
     if !args.lists_only {

@@ -185,10 +185,10 @@ fn static_ratio(scenario: &Measured, all: &[Measured]) -> Option<f64> {
 pub fn print_comparison(
     backend: Backend,
     other: &str,
-    this: &crate::compare::Reads,
-    theirs: &crate::compare::Reads,
+    this: &crate::scenarios::Reads,
+    theirs: &crate::scenarios::Reads,
 ) {
-    fn scenarios(reads: &crate::compare::Reads) -> Vec<(&Measured, &[Measured])> {
+    fn scenarios(reads: &crate::scenarios::Reads) -> Vec<(&Measured, &[Measured])> {
         reads
             .runs()
             .flat_map(|run| run.scenarios.iter().map(|s| (s, run.scenarios.as_slice())))

@@ -46,6 +46,25 @@ impl Run {
     }
 }
 
+/// The read scenarios of one build.
+#[derive(Default)]
+pub struct Reads {
+    pub base: Option<Run>,
+    pub storefront: Option<Run>,
+}
+
+impl Reads {
+    pub fn runs(&self) -> impl Iterator<Item = &Run> {
+        self.base.iter().chain(&self.storefront)
+    }
+
+    pub fn clean(&self) -> bool {
+        self.runs()
+            .flat_map(|run| &run.scenarios)
+            .all(|s| s.outcome.errors == 0)
+    }
+}
+
 struct Scenario {
     name: &'static str,
     baseline: &'static str,

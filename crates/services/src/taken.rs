@@ -43,6 +43,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::SellerProductCounts
         | U::ProductShops
         | U::ProductTags
+        | U::ProductWords
         | U::ProductAssetData
         | U::CollectionProducts
         | U::WebhookDeliveriesEvent

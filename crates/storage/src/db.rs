@@ -21,8 +21,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{PgConnection, PgPool, Postgres, Sqlite, SqliteConnection, SqlitePool};
 use tokio::sync::Notify;
 
+use crate::claim_counts::{ClaimCounters, ClaimCounts};
 use crate::error::{Error, Result};
-use crate::webhook_deliveries::{ClaimCounters, ClaimCounts};
 
 /// Migrations, embedded in the binary: every `NNNN_description.sql` of each backend's
 /// folder, found by sqlx at compile time. Both folders have the same versions (a test

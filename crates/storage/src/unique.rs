@@ -67,6 +67,9 @@ unique_indexes! {
     SellerProductCounts = "seller_product_counts_pkey" on seller_product_counts (seller_id);
     ProductShops = "product_shops_pkey" on product_shops (product_id, shop_id);
     ProductTags = "product_tags_pkey" on product_tags (product_id, tag_key);
+    /// A product's search words, written by triggers from its search text (PostgreSQL
+    /// only: SQLite searches its full-text index).
+    ProductWords = "product_words_pkey" on product_words (account_id, word, product_id);
     /// SKUs per seller (a variant may have none).
     VariantsSku = "variants_sku_key" on variants (seller_id, sku);
     ProductAssetData = "product_asset_data_pkey" on product_asset_data (asset_id);
@@ -82,6 +85,11 @@ unique_indexes! {
 }
 
 impl UniqueIndex {
+    /// Whether only PostgreSQL's schema has the index (see `ProductWords`).
+    pub const fn postgres_only(self) -> bool {
+        matches!(self, UniqueIndex::ProductWords)
+    }
+
     /// The index named `name` (PostgreSQL's report).
     pub fn by_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|i| i.name() == name)

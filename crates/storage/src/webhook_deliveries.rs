@@ -8,7 +8,6 @@
 //! Every statement that parks, unparks or skips runs after its subscriptions are locked,
 //! as the status changes that call for it do.
 
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 use domain::Timestamp;
@@ -266,31 +265,6 @@ pub struct ClaimTerms {
     /// Deliveries about one resource of an ordered subscription taken at most, its oldest
     /// pending one included.
     pub sequence: i64,
-}
-
-/// The claims made through a database handle, by how they found their work.
-#[derive(Debug, Default)]
-pub(crate) struct ClaimCounters {
-    due_scans: AtomicU64,
-    next_sequences: AtomicU64,
-}
-
-impl ClaimCounters {
-    pub(crate) fn counts(&self) -> ClaimCounts {
-        ClaimCounts {
-            due_scans: self.due_scans.load(Relaxed),
-            next_sequences: self.next_sequences.load(Relaxed),
-        }
-    }
-}
-
-/// How many claims found their work which way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ClaimCounts {
-    /// Claims that scanned the due deliveries ([`claim`]).
-    pub due_scans: u64,
-    /// Claims that went straight to resources' next sequences ([`claim_next_sequences`]).
-    pub next_sequences: u64,
 }
 
 /// A due delivery as a claim first sees it.

@@ -65,6 +65,19 @@ enum Answer {
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
+    /// A handler that panicked: a 500 saying what the panic was raised with (the panic
+    /// hook has already logged where).
+    pub fn panicked(payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("with a payload that is no message");
+        Self::internal(format!("panicked: {message}"))
+    }
+}
+
+impl ApiError {
     #[track_caller]
     fn make(status: StatusCode, answer: Answer, message: String) -> Self {
         Self {

@@ -136,10 +136,7 @@ async fn answer(state: AppState, keyed: Keyed, next: Next) -> Response {
             let response = match AssertUnwindSafe(next.run(request)).catch_unwind().await {
                 Ok(response) => response,
                 // Not an outcome: the key is released below, so a retry runs again.
-                Err(panic) => {
-                    ApiError::internal(format!("panicked: {}", crate::app::panic_message(&*panic)))
-                        .into_response()
-                }
+                Err(panic) => ApiError::panicked(&*panic).into_response(),
             };
             remember(&state, &key_digest, response).await
         }

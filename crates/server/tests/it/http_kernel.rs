@@ -179,15 +179,7 @@ async fn health_readiness_and_metrics(s: TestServer) {
         .await
         .unwrap();
     s.get("/v2/nothing", &token).send().await.unwrap();
-    let metrics = s
-        .client
-        .get(s.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = s.metrics().await;
     assert!(
         metrics.contains(
             "http_requests_total{method=\"GET\",route=\"/v2/shops/{id}\",status=\"200\"} 1"

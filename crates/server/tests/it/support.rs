@@ -450,6 +450,18 @@ impl TestServer {
         json(response).await
     }
 
+    /// The server's `/metrics` exposition text.
+    pub async fn metrics(&self) -> String {
+        self.client
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .expect("the server answers")
+            .text()
+            .await
+            .expect("the metrics are text")
+    }
+
     /// A password-grant token of the demo owner through the demo app.
     pub async fn owner_token(&self) -> String {
         self.password_token(

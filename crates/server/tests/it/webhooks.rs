@@ -1487,15 +1487,7 @@ async fn a_hot_resources_backlog_drains_without_scanning_past_it_per_sequence(ba
         next_sequences >= 10,
         "{next_sequences} claims of a next sequence"
     );
-    let metrics = s
-        .client
-        .get(s.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = s.metrics().await;
     assert!(
         metrics.contains(&format!(
             "webhook_claims_total{{by=\"next_sequence\"}} {}",

@@ -64,16 +64,8 @@ impl WriteHold {
             }
             WriteHold::Sqlite(_) => {
                 eventually("the writer connection taken", || async {
-                    let metrics = s
-                        .client
-                        .get(s.url("/metrics"))
-                        .send()
+                    s.metrics()
                         .await
-                        .ok()?
-                        .text()
-                        .await
-                        .ok()?;
-                    metrics
                         .contains(r#"db_pool_connections{pool="sqlite_writer",state="in_use"} 1"#)
                         .then_some(())
                 })

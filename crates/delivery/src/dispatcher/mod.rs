@@ -285,12 +285,7 @@ impl Dispatcher {
             let claim = webhook_deliveries::claim(
                 &self.db,
                 &self.config.node,
-                webhook_deliveries::ClaimTerms {
-                    now,
-                    lease_until,
-                    scan: self.config.batch,
-                    sequence: i64::try_from(sequence).unwrap_or(i64::MAX),
-                },
+                self.claim_terms(now, lease_until, sequence),
                 &full,
                 |webhook| quota.take(webhook),
             )
@@ -307,6 +302,21 @@ impl Dispatcher {
             }
         }
         Ok(())
+    }
+
+    /// What a claim of this node may take: a batch to scan, sequences of up to `sequence`.
+    fn claim_terms(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        sequence: usize,
+    ) -> webhook_deliveries::ClaimTerms {
+        webhook_deliveries::ClaimTerms {
+            now,
+            lease_until,
+            scan: self.config.batch,
+            sequence: i64::try_from(sequence).unwrap_or(i64::MAX),
+        }
     }
 
     /// Claims the next sequences of the ordered resources whose sequences ended here, from
@@ -330,12 +340,7 @@ impl Dispatcher {
                 let claim = webhook_deliveries::claim_next_sequences(
                     &self.db,
                     &self.config.node,
-                    webhook_deliveries::ClaimTerms {
-                        now,
-                        lease_until,
-                        scan: self.config.batch,
-                        sequence: i64::try_from(sequence).unwrap_or(i64::MAX),
-                    },
+                    self.claim_terms(now, lease_until, sequence),
                     resources,
                     |webhook| quota.take(webhook),
                 )

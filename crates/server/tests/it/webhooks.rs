@@ -1110,6 +1110,32 @@ async fn retitle(s: &TestServer, token: &str, product: &Value, title: &str) {
 }
 
 /// Calls one of a webhook's actions (`disable`, `reactivate`), expecting the new status.
+/// A per-resource subscription to products at the receiver's `/ordered`, made active and
+/// then disabled, with a new product changed `changes` times (its creation included): the
+/// backlog is parked while the subscription is disabled, and due at once when it is
+/// reactivated. Answers the subscription and the product.
+async fn parked_ordered_backlog(
+    s: &TestServer,
+    token: &str,
+    receiver: &Receiver,
+    changes: usize,
+) -> (Value, Value) {
+    let [ordered] = active_subscriptions(
+        s,
+        token,
+        [json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"})],
+    )
+    .await;
+    act_on(s, token, &ordered, "disable", "disabled").await;
+    let product = s
+        .create_product(token, json!({"title": "t0", "price": 1}))
+        .await;
+    for n in 1..changes {
+        retitle(s, token, &product, &format!("t{n}")).await;
+    }
+    (ordered, product)
+}
+
 async fn act_on(s: &TestServer, token: &str, webhook: &Value, action: &str, expected: &str) {
     let (status, answer) = s
         .call(
@@ -1441,19 +1467,7 @@ async fn a_hot_resources_backlog_drains_without_scanning_past_it_per_sequence(ba
     })
     .await;
     let token = s.owner_token().await;
-    let [ordered] = active_subscriptions(
-        &s,
-        &token,
-        [json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"})],
-    )
-    .await;
-    act_on(&s, &token, &ordered, "disable", "disabled").await;
-    let product = s
-        .create_product(&token, json!({"title": "t0", "price": 1}))
-        .await;
-    for n in 1..CHANGES {
-        retitle(&s, &token, &product, &format!("t{n}")).await;
-    }
+    let (ordered, _product) = parked_ordered_backlog(&s, &token, &receiver, CHANGES).await;
     let changes: Vec<i64> = sequences_and_statuses(&delivery_history(&s, &token, &ordered).await)
         .into_iter()
         .map(|(sequence, _)| sequence)
@@ -1684,21 +1698,7 @@ async fn an_ordered_backlog_goes_out_as_sequences_that_a_failure_cuts_short(back
     })
     .await;
     let token = s.owner_token().await;
-    let [ordered] = active_subscriptions(
-        &s,
-        &token,
-        [json!({"topic": "products", "url": receiver.url("/ordered"), "ordering": "per_resource"})],
-    )
-    .await;
-    // The backlog is parked while the subscription is disabled, and due at once when it
-    // is reactivated.
-    act_on(&s, &token, &ordered, "disable", "disabled").await;
-    let product = s
-        .create_product(&token, json!({"title": "t0", "price": 1}))
-        .await;
-    for n in 1..CHANGES {
-        retitle(&s, &token, &product, &format!("t{n}")).await;
-    }
+    let (ordered, product) = parked_ordered_backlog(&s, &token, &receiver, CHANGES).await;
     for _ in 1..FAILING {
         receiver.answer_next(Reply::ok());
     }

@@ -133,7 +133,7 @@ pub fn router(state: AppState) -> Router {
                 .layer(from_fn_with_state(state.clone(), auth::middleware))
                 .layer(from_fn_with_state(state.clone(), rate_limit::middleware))
                 .layer(from_fn_with_state(state.clone(), idempotency::middleware))
-                .layer(from_fn(conditional::middleware)),
+                .layer(from_fn_with_state(state.clone(), conditional::middleware)),
         )
 }
 

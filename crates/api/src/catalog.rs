@@ -13,6 +13,7 @@ use crate::area::Access;
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::query::QueryParams;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 /// The scopes [`CatalogView::resolve`] accepts (either of them), for the OpenAPI document.
@@ -25,6 +26,8 @@ pub enum CatalogView {
         /// `?shop_subdomains=…` as the request named them, for links that must name them
         /// again.
         query: String,
+        /// Every subdomain named a shop (a name that names none could come to).
+        all_found: bool,
     },
 }
 
@@ -49,7 +52,15 @@ impl CatalogView {
         let query = form_urlencoded::Serializer::for_suffix(String::from("?"), 1)
             .append_pair("shop_subdomains", &subdomains.join(","))
             .finish();
-        Ok(CatalogView::Public { shops, query })
+        let mut named = subdomains.clone();
+        named.sort_unstable();
+        named.dedup();
+        let all_found = shops.len() == named.len();
+        Ok(CatalogView::Public {
+            shops,
+            query,
+            all_found,
+        })
     }
 
     /// A product this view shows; 404 when it shows none with that id.
@@ -74,6 +85,17 @@ impl CatalogView {
         match self {
             CatalogView::Admin(tenant) => CatalogScope::Tenant(*tenant),
             CatalogView::Public { shops, .. } => CatalogScope::Public(shops.clone()),
+        }
+    }
+
+    /// Whose data this view shows, for the revalidation shortcut; `None` when it could
+    /// come to show another's.
+    pub fn shows(&self) -> Option<AccountData> {
+        match self {
+            CatalogView::Admin(tenant) => Some(AccountData::of([tenant.account_id])),
+            CatalogView::Public {
+                shops, all_found, ..
+            } => all_found.then(|| AccountData::of(shops.iter().map(|shop| shop.account_id))),
         }
     }
 

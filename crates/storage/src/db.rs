@@ -21,6 +21,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{PgConnection, PgPool, Postgres, Sqlite, SqliteConnection, SqlitePool};
 use tokio::sync::Notify;
 
+use crate::changes::{self, ChangeClock};
 use crate::claim_counts::{ClaimCounters, ClaimCounts};
 use crate::error::{Error, Result};
 
@@ -86,6 +87,8 @@ pub struct Database {
     pools: Pools,
     work_committed: Arc<Notify>,
     claims: Arc<ClaimCounters>,
+    /// The clock of this process's commits, where it knows them all (SQLite).
+    changes: Option<Arc<ChangeClock>>,
 }
 
 #[derive(Clone, Debug)]
@@ -104,11 +107,12 @@ pub struct PoolStats {
 }
 
 impl Database {
-    fn new(pools: Pools) -> Self {
+    fn new(pools: Pools, changes: Option<Arc<ChangeClock>>) -> Self {
         Self {
             pools,
             work_committed: Arc::new(Notify::new()),
             claims: Arc::default(),
+            changes,
         }
     }
 
@@ -123,7 +127,7 @@ impl Database {
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect)
                 .await?;
-            Ok(Database::new(Pools::Postgres(pool)))
+            Ok(Database::new(Pools::Postgres(pool), None))
         } else {
             Err(Error::Config(format!(
                 "unsupported database URL `{}`: use sqlite://PATH or postgres://…",
@@ -139,11 +143,11 @@ impl Database {
             .foreign_keys(true)
             .busy_timeout(options.busy_timeout);
         let path = base.get_filename().to_path_buf();
+        let changes = Arc::new(ChangeClock::default());
         let in_memory = path.as_os_str().is_empty() || path == Path::new(":memory:");
         if in_memory {
             // One connection serves reads and writes: separate pools would see separate databases.
-            let pool = SqlitePoolOptions::new()
-                .max_connections(1)
+            let pool = writer_pool(&changes)
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(base.in_memory(true))
                 .await?;
@@ -151,7 +155,7 @@ impl Database {
                 writer: pool.clone(),
                 reader: pool,
             };
-            return Ok(Database::new(Pools::Sqlite(Arc::new(pools))));
+            return Ok(Database::new(Pools::Sqlite(Arc::new(pools)), Some(changes)));
         }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -162,8 +166,7 @@ impl Database {
         // system call each. Each connection's own page cache is anonymous memory that
         // stays once filled: together they bound what the database holds in the
         // process, `WRITER_CACHE` + `max_connections` × `READER_CACHE`.
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
+        let writer = writer_pool(&changes)
             .acquire_timeout(options.acquire_timeout)
             .connect_with(
                 base.clone()
@@ -181,10 +184,9 @@ impl Database {
                     .pragma("mmap_size", MMAP_SIZE),
             )
             .await?;
-        Ok(Database::new(Pools::Sqlite(Arc::new(SqlitePools {
-            writer,
-            reader,
-        }))))
+        let pools = Arc::new(SqlitePools { writer, reader });
+        changes::watch_foreign_commits(Arc::downgrade(&pools), |p| &p.writer, changes.clone());
+        Ok(Database::new(Pools::Sqlite(pools), Some(changes)))
     }
 
     pub fn backend(&self) -> Backend {
@@ -197,7 +199,11 @@ impl Database {
     /// Applies pending migrations (PostgreSQL takes an advisory lock, so nodes may race).
     pub async fn migrate(&self) -> Result<()> {
         match &self.pools {
-            Pools::Sqlite(p) => SQLITE_MIGRATOR.run(&p.writer).await?,
+            Pools::Sqlite(p) => {
+                SQLITE_MIGRATOR.run(&p.writer).await?;
+                // The writer connected before the tables existed.
+                changes::install_triggers(&mut *p.writer.acquire().await?).await?;
+            }
             Pools::Postgres(p) => POSTGRES_MIGRATOR.run(p).await?,
         }
         Ok(())
@@ -206,7 +212,13 @@ impl Database {
     /// Starts a write transaction.
     pub async fn begin(&self) -> Result<Tx> {
         let inner = match &self.pools {
-            Pools::Sqlite(p) => TxInner::Sqlite(p.writer.begin_with("BEGIN IMMEDIATE").await?),
+            Pools::Sqlite(p) => {
+                let tx = p.writer.begin_with("BEGIN IMMEDIATE").await?;
+                if let Some(changes) = &self.changes {
+                    changes.began();
+                }
+                TxInner::Sqlite(tx)
+            }
             Pools::Postgres(p) => TxInner::Postgres(p.begin().await?),
         };
         Ok(self.tx(inner))
@@ -237,6 +249,7 @@ impl Database {
             inner,
             wakes_dispatcher: false,
             work_committed: self.work_committed.clone(),
+            changes: self.changes.clone(),
         }
     }
 
@@ -275,6 +288,12 @@ impl Database {
             }
             Pools::Postgres(p) => p.close().await,
         }
+    }
+
+    /// The clock of the commits made through this handle, where this process makes them
+    /// all (SQLite); `None` where other nodes write too.
+    pub fn change_clock(&self) -> Option<&Arc<ChangeClock>> {
+        self.changes.as_ref()
     }
 
     /// The PostgreSQL pool, for what only PostgreSQL has (LISTEN); `None` on SQLite.
@@ -316,6 +335,8 @@ pub struct Tx {
     wakes_dispatcher: bool,
     /// The wake-up of the handle this transaction was begun on.
     work_committed: Arc<Notify>,
+    /// The clock its commit advances, where there is one.
+    changes: Option<Arc<ChangeClock>>,
 }
 
 #[derive(Debug)]
@@ -329,6 +350,9 @@ impl Tx {
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
             TxInner::Postgres(t) => t.commit().await?,
+        }
+        if let Some(changes) = &self.changes {
+            changes.committed();
         }
         if self.wakes_dispatcher {
             self.work_committed.notify_waiters();
@@ -435,6 +459,17 @@ impl<'a> Handle<'a> {
             Handle::PostgresTx(c) => Conn::Postgres(c),
         }
     }
+}
+
+/// SQLite's one writer connection, reporting its commits to `changes`.
+fn writer_pool(changes: &Arc<ChangeClock>) -> SqlitePoolOptions {
+    let changes = changes.clone();
+    SqlitePoolOptions::new()
+        .max_connections(1)
+        .after_connect(move |conn, _| {
+            let changes = changes.clone();
+            Box::pin(async move { changes.attach(conn).await })
+        })
 }
 
 /// A database URL with any password hidden, for messages.

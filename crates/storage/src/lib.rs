@@ -4,6 +4,7 @@
 
 #[macro_use]
 mod macros;
+pub mod changes;
 pub mod claim_counts;
 mod db;
 mod error;

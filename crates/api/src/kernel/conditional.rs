@@ -6,7 +6,7 @@
 //! they hold the resource's row.
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -18,6 +18,8 @@ use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
 use super::hal_response::{HAL_JSON, JSON, parse_http_date};
+use super::revalidation::AccountData;
+use super::state::AppState;
 
 const CACHE_CONTROL: &str = "private, max-age=0, must-revalidate";
 
@@ -45,11 +47,21 @@ fn list_matches(header_value: &str, etag: &str) -> bool {
         .any(|t| t.trim() == "*" || bare(t) == wanted)
 }
 
-pub async fn middleware(request: Request, next: Next) -> Response {
+pub async fn middleware(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let wants_hal = prefers_hal(request.headers());
     let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
     let if_none_match = request.headers().get(header::IF_NONE_MATCH).cloned();
     let if_modified_since = request.headers().get(header::IF_MODIFIED_SINCE).cloned();
+    let candidate = state.revalidation.candidate(&request);
+    if let (Some(candidate), Some(list)) = (
+        &candidate,
+        if_none_match.as_ref().and_then(|v| v.to_str().ok()),
+    ) && let Some(headers) = state
+        .revalidation
+        .unchanged(candidate, |etag| list_matches(list, etag))
+    {
+        return not_modified(headers);
+    }
     let mut response = next.run(request).await;
     if wants_hal
         && response
@@ -102,6 +114,9 @@ pub async fn middleware(request: Request, next: Next) -> Response {
         header::VARY,
         HeaderValue::from_static("Authorization, Accept, Cookie"),
     );
+    if let (Some(candidate), Some(data)) = (candidate, parts.extensions.remove::<AccountData>()) {
+        state.revalidation.remember(candidate, data, headers);
+    }
     let not_modified = match (&if_none_match, &if_modified_since) {
         (Some(inm), _) => inm.to_str().is_ok_and(|v| list_matches(v, &etag)),
         (None, Some(ims)) => match (
@@ -120,6 +135,16 @@ pub async fn middleware(request: Request, next: Next) -> Response {
         return Response::from_parts(parts, Body::empty());
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// `304` with an answer's headers and no body.
+fn not_modified(mut headers: HeaderMap) -> Response {
+    headers.remove(header::CONTENT_TYPE);
+    headers.remove(header::CONTENT_LENGTH);
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::NOT_MODIFIED;
+    *response.headers_mut() = headers;
+    response
 }
 
 /// `application/hal+json` only when the client's `Accept` names it and not plain JSON.

@@ -6,6 +6,8 @@ use axum::response::{IntoResponse, Response};
 use domain::Timestamp;
 use serde_json::Value;
 
+use super::revalidation::AccountData;
+
 pub const JSON: &str = "application/json; charset=utf-8";
 pub const HAL_JSON: &str = "application/hal+json; charset=utf-8";
 
@@ -14,6 +16,7 @@ pub struct Hal {
     body: Document,
     last_modified: Option<Timestamp>,
     location: Option<String>,
+    shows: Option<AccountData>,
 }
 
 /// A response's document: a value, or JSON text a resource was written as (see
@@ -42,7 +45,16 @@ impl Hal {
             body: body.into(),
             last_modified: Some(last_modified),
             location: None,
+            shows: None,
         }
+    }
+
+    /// Says that the document shows these accounts' data and nothing else that can
+    /// change besides the token and the URL: a conditional read of it may be answered
+    /// without reading (see `revalidation`). `None` says nothing.
+    pub fn showing(mut self, accounts: Option<AccountData>) -> Self {
+        self.shows = accounts;
+        self
     }
 
     pub fn created(body: Value, location: String, last_modified: Timestamp) -> Self {
@@ -51,6 +63,7 @@ impl Hal {
             body: body.into(),
             last_modified: Some(last_modified),
             location: Some(location),
+            shows: None,
         }
     }
 }
@@ -84,6 +97,9 @@ impl IntoResponse for Hal {
             && let Ok(value) = HeaderValue::from_str(&location)
         {
             headers.insert(header::LOCATION, value);
+        }
+        if let Some(accounts) = self.shows {
+            response.extensions_mut().insert(accounts);
         }
         response
     }

@@ -16,6 +16,7 @@ pub mod query;
 pub mod query_count;
 pub mod rate_limit;
 pub mod request_id;
+pub mod revalidation;
 pub mod state;
 pub mod text_guard;
 pub mod urls;

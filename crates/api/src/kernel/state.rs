@@ -10,6 +10,7 @@ use storage::Database;
 use crate::kernel::metrics::Metrics;
 use crate::kernel::present::Presenter;
 use crate::kernel::rate_limit::RateLimiter;
+use crate::kernel::revalidation::Revalidation;
 use crate::kernel::urls::Urls;
 
 #[derive(Clone, Debug)]
@@ -50,6 +51,8 @@ pub struct Shared {
     pub limiter: Arc<RateLimiter>,
     pub metrics: Arc<Metrics>,
     pub urls: Arc<Urls>,
+    /// Answers a conditional read `304` without reading, where nothing it showed changed.
+    pub revalidation: Revalidation,
     /// The operations handlers call, with resources shown as this API shows them.
     pub services: Services,
 }
@@ -70,6 +73,7 @@ impl AppState {
             limiter: Arc::new(limiter),
             metrics: Arc::new(Metrics::new(db.clone())),
             config: Arc::new(config),
+            revalidation: Revalidation::new(db.change_clock().cloned()),
             db,
             auth,
             clock,

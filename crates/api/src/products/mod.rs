@@ -69,12 +69,16 @@ async fn list(
         state.config.exact_total_cap,
     )
     .await?;
-    Ok(request.respond(
-        &state,
-        area::PRODUCTS.pattern(),
-        (rows, total_items(total)),
-        |(product, embedded)| product_resource(&state.urls, auth.scopes, &view, product, embedded),
-    ))
+    Ok(request
+        .respond(
+            &state,
+            area::PRODUCTS.pattern(),
+            (rows, total_items(total)),
+            |(product, embedded)| {
+                product_resource(&state.urls, auth.scopes, &view, product, embedded)
+            },
+        )
+        .showing(view.shows()))
 }
 
 /// The list's filters; shops named by id or subdomain are looked up (one query).
@@ -142,7 +146,7 @@ async fn show(
     let (product, embedded) = view.full_product(&state, id).await?;
     let doc = product_resource(&state.urls, auth.scopes, &view, &product, &embedded)
         .into_json(state.urls.curies());
-    Ok(Hal::ok(doc, product.updated_on))
+    Ok(Hal::ok(doc, product.updated_on).showing(view.shows()))
 }
 
 async fn create(

@@ -19,6 +19,7 @@ use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub use representation::{ShopFields, shop_resource};
@@ -75,7 +76,8 @@ async fn show(
     let shop = auth
         .find(|tenant| shops::find(&state.db, tenant, id))
         .await?;
-    Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on))
+    Ok(Hal::ok(document(&state, &auth, &shop), shop.updated_on)
+        .showing(Some(AccountData::of([shop.account_id]))))
 }
 
 async fn create(

@@ -4,12 +4,13 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::on_both_backends;
-use crate::support::{TestServer, expect_error, json};
+use crate::support::{Backend, TestServer, eventually, expect_error, json};
 
 on_both_backends!(
     unchanged_resources_answer_304,
     etags_follow_the_body_and_the_token,
     if_match_guards_writes,
+    unchanged_reads_are_answered_without_reading,
 );
 
 async fn unchanged_resources_answer_304(s: TestServer) {
@@ -169,4 +170,196 @@ async fn if_match_guards_writes(s: TestServer) {
         .await
         .unwrap();
     assert_eq!(star.status(), StatusCode::OK);
+}
+
+/// A conditional read's answer and the queries it cost.
+async fn revalidate(s: &TestServer, path: &str, token: &str, etag: &str) -> (StatusCode, u32) {
+    let answer = s
+        .get(path, token)
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .unwrap();
+    let queries = answer.headers()["x-db-queries"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    (answer.status(), queries)
+}
+
+/// Each read is still unchanged: `304` with its tag, without a query where the server
+/// keeps the commit clock (SQLite), and with the same headers as a read that reads.
+async fn all_unchanged(s: &TestServer, reads: &[(String, String)], tags: &[String]) {
+    for ((path, token), etag) in reads.iter().zip(tags) {
+        let (status, queries) = revalidate(s, path, token, etag).await;
+        assert_eq!(status, StatusCode::NOT_MODIFIED, "{path}");
+        if s.db.backend == Backend::Sqlite {
+            assert_eq!(queries, 0, "{path} is answered without reading");
+        }
+        let answer = s
+            .get(path, token)
+            .header("if-none-match", etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.headers()["etag"].to_str().unwrap(), etag);
+        assert!(answer.headers().contains_key("cache-control"), "{path}");
+        assert!(answer.headers().contains_key("vary"), "{path}");
+        assert!(answer.text().await.unwrap().is_empty());
+    }
+}
+
+async fn tags_of(s: &TestServer, reads: &[(String, String)]) -> Vec<String> {
+    let mut tags = Vec::new();
+    for (path, token) in reads {
+        tags.push(etag_of(s, path, token).await);
+    }
+    tags
+}
+
+/// The reads' tags once the server has noticed the test's own commits: the test seeds
+/// through a connection of its own, and closing it checkpoints the file, which the server
+/// may count as one more commit of another process.
+async fn settled_tags(s: &TestServer, reads: &[(String, String)]) -> Vec<String> {
+    eventually("the shortcut after another process's commits", || async {
+        let tags = tags_of(s, reads).await;
+        let (path, token) = &reads[0];
+        let (status, queries) = revalidate(s, path, token, &tags[0]).await;
+        let shortcut = queries == 0 || s.db.backend == Backend::Postgres;
+        (status == StatusCode::NOT_MODIFIED && shortcut).then_some(tags)
+    })
+    .await
+}
+
+async fn unchanged_reads_are_answered_without_reading(s: TestServer) {
+    let other = s.seed_another_account().await;
+    let other_owner = s.owner_token_of(&other).await;
+    let owner = s.owner_token().await;
+    let product = s
+        .create_product(
+            &owner,
+            json!({"title": "Lamp", "status": "visible",
+                   "variants": [{"sku": "L-1", "price": 900, "stock": 3}]}),
+        )
+        .await;
+    let id = product["id"].as_i64().unwrap();
+    let variant = format!(
+        "/v2/products/{id}/variants/{}",
+        product["_embedded"]["variants"][0]["id"]
+    );
+    let (client_id, secret) = s
+        .register_app(None, "public", "client_credentials", false)
+        .await;
+    let public = s.client_credentials_token(&client_id, &secret, None).await;
+    let storefront = format!("/v2/products?shop_subdomains={}", s.demo.shops[0].subdomain);
+    let reads = [
+        (format!("/v2/products/{id}"), owner.clone()),
+        ("/v2/products?per_page=5".to_owned(), owner.clone()),
+        (storefront.clone(), public.clone()),
+        (format!("/v2/shops/{}", s.shop_id()), owner.clone()),
+    ];
+    let tags = settled_tags(&s, &reads).await;
+    all_unchanged(&s, &reads, &tags).await;
+
+    // Another account's writes change nothing here.
+    s.create_product(
+        &other_owner,
+        json!({"title": "Elsewhere", "variants": [{"sku": "E", "price": 1}]}),
+    )
+    .await;
+    all_unchanged(&s, &reads, &tags).await;
+
+    // Another process's commit is noticed within moments: every read is read again.
+    s.db.execute(&format!(
+        "UPDATE products SET title = 'Changed outside' WHERE id = {id}"
+    ))
+    .await;
+    eventually(
+        "the product read again after another process's commit",
+        || async {
+            let (status, _) = revalidate(&s, &reads[0].0, &owner, &tags[0]).await;
+            (status == StatusCode::OK).then_some(())
+        },
+    )
+    .await;
+    let (_, seen) = s.get_json(&reads[0].0, &owner).await;
+    assert_eq!(seen["title"], "Changed outside");
+    let tags = settled_tags(&s, &reads).await;
+    all_unchanged(&s, &reads, &tags).await;
+
+    // A write that fails changes nothing either.
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/products/{id}"),
+            &owner,
+            Some(json!({"title": ""})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    all_unchanged(&s, &reads, &tags).await;
+
+    // A variant's stock is shown by its product and the lists.
+    let (status, _) = s
+        .call(
+            Method::POST,
+            &format!("{variant}/stock_adjustments"),
+            &owner,
+            Some(json!({"delta": 2})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    for ((path, token), etag) in reads.iter().zip(&tags).take(3) {
+        let (status, _) = revalidate(&s, path, token, etag).await;
+        assert_eq!(status, StatusCode::OK, "{path} shows the new stock");
+    }
+    let tags = tags_of(&s, &reads).await;
+    all_unchanged(&s, &reads, &tags).await;
+
+    // The shop's name, shown by the shop alone.
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &reads[3].0,
+            &owner,
+            Some(json!({"name": "Renamed"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = revalidate(&s, &reads[3].0, &owner, &tags[3]).await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, shop) = s.get_json(&reads[3].0, &owner).await;
+    assert_eq!(shop["name"], "Renamed");
+
+    // Hidden from the storefront: the public list no longer shows the product.
+    let tags = tags_of(&s, &reads).await;
+    let (status, body) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/products/{id}"),
+            &owner,
+            Some(json!({"status": "hidden"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    for ((path, token), etag) in reads.iter().zip(&tags).take(3) {
+        let (status, _) = revalidate(&s, path, token, etag).await;
+        assert_eq!(status, StatusCode::OK, "{path} changed");
+    }
+    let (_, list) = s.get_json(&storefront, &public).await;
+    assert!(
+        !list["_embedded"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["id"] == id),
+        "{list}"
+    );
+    // A shop that does not exist could come to: such reads are always read.
+    let nowhere = "/v2/products?shop_subdomains=nowhere";
+    let etag = etag_of(&s, nowhere, &public).await;
+    let (status, queries) = revalidate(&s, nowhere, &public, &etag).await;
+    assert_eq!(status, StatusCode::NOT_MODIFIED);
+    assert!(queries > 0);
 }

@@ -96,6 +96,13 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
+    // Read from the start: a full pipe would stop the server before it prints its address.
+    let mut stderr = child.stderr.take().unwrap();
+    let logs = tokio::spawn(async move {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text).await;
+        text
+    });
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let address = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
@@ -111,12 +118,6 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
     })
     .await
     .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let logs = tokio::spawn(async move {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text).await;
-        text
-    });
     let base = format!("http://{address}");
     let client = reqwest::Client::new();
     let app = (

@@ -44,6 +44,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::ProductShops
         | U::ProductTags
         | U::ProductWords
+        | U::AccountVersions
         | U::ProductAssetData
         | U::CollectionProducts
         | U::WebhookDeliveriesEvent

@@ -23,6 +23,7 @@ mod conformance;
 #[cfg(test)]
 mod test_databases;
 
+pub mod account_versions;
 pub mod accounts;
 pub mod apps;
 pub mod authorization_codes;

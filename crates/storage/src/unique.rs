@@ -70,6 +70,9 @@ unique_indexes! {
     /// A product's search words, written by triggers from its search text (PostgreSQL
     /// only: SQLite searches its full-text index).
     ProductWords = "product_words_pkey" on product_words (account_id, word, product_id);
+    /// Each account's commit count, in shards (PostgreSQL only: SQLite's writer tells
+    /// the serving process directly).
+    AccountVersions = "account_versions_pkey" on account_versions (account_id, shard);
     /// SKUs per seller (a variant may have none).
     VariantsSku = "variants_sku_key" on variants (seller_id, sku);
     ProductAssetData = "product_asset_data_pkey" on product_asset_data (asset_id);
@@ -87,7 +90,10 @@ unique_indexes! {
 impl UniqueIndex {
     /// Whether only PostgreSQL's schema has the index (see `ProductWords`).
     pub const fn postgres_only(self) -> bool {
-        matches!(self, UniqueIndex::ProductWords)
+        matches!(
+            self,
+            UniqueIndex::ProductWords | UniqueIndex::AccountVersions
+        )
     }
 
     /// The index named `name` (PostgreSQL's report).

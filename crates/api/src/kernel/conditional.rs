@@ -52,7 +52,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
     let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
     let if_none_match = request.headers().get(header::IF_NONE_MATCH).cloned();
     let if_modified_since = request.headers().get(header::IF_MODIFIED_SINCE).cloned();
-    let candidate = state.revalidation.candidate(&request);
+    let candidate = state.revalidation.candidate(&request).await;
     if let (Some(candidate), Some(list)) = (
         &candidate,
         if_none_match.as_ref().and_then(|v| v.to_str().ok()),

@@ -3,19 +3,26 @@
 //!
 //! A handler whose document is a function of some accounts' data, the token and the URL
 //! alone (no clock, no other table) says so with [`AccountData`]. The answer's entity tag
-//! is then remembered under the token and the URL, with the commit clock's mark taken
-//! *before* the handler read anything. A later request for the same URL with the same
-//! token, naming that tag, gets the remembered headers and no body while no commit since
-//! the mark changed those accounts' data. Every other request takes the usual path.
+//! is then remembered under the token and the URL, with where the accounts' data stood
+//! *before* the handler read it. A later request for the same URL with the same token,
+//! naming that tag, gets the remembered headers and no body while those accounts' data
+//! has not changed since. Every other request takes the usual path.
 //!
-//! Only where this process makes every commit (SQLite) is there a clock; elsewhere the
-//! shortcut is off.
+//! Where the data stood (`storage::changes`):
+//! - SQLite: the commit clock of this process, which makes every commit: a mark taken in
+//!   memory, and the shortcut reads nothing;
+//! - PostgreSQL: the accounts' commit count, one small read. It is taken only for a
+//!   request naming a tag, for the accounts the remembered answer showed, so a first read
+//!   only remembers which accounts it showed, and the next conditional one arms it.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method, header};
+use storage::Database;
+use storage::account_versions;
 use storage::changes::{ChangeClock, Mark};
 
 use super::auth::Authentication;
@@ -26,39 +33,96 @@ const CAPACITY: usize = 8192;
 
 /// On a response: its document shows these accounts' data and nothing else that can
 /// change (besides the token and the URL, which the shortcut's key holds).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccountData(pub Box<[i64]>);
 
+impl AccountData {
+    pub fn of(accounts: impl IntoIterator<Item = i64>) -> Self {
+        let mut accounts: Vec<i64> = accounts.into_iter().collect();
+        accounts.sort_unstable();
+        accounts.dedup();
+        Self(accounts.into_boxed_slice())
+    }
+}
+
 pub struct Revalidation {
+    db: Database,
     clock: Option<Arc<ChangeClock>>,
     known: Mutex<HashMap<String, Known>>,
 }
 
+/// Where some accounts' data stood.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stood {
+    /// The commit clock's mark (SQLite).
+    At(Mark),
+    /// Their commit count (PostgreSQL).
+    Counted(i64),
+    /// Not known: the answer cannot be vouched for.
+    Unknown,
+}
+
 struct Known {
-    as_of: Mark,
-    accounts: Box<[i64]>,
+    stood: Stood,
+    accounts: AccountData,
     /// The answer's headers, `ETag` among them, as a `304` repeats them.
     headers: HeaderMap,
 }
 
-/// A request the shortcut may answer: its key, and the clock's mark when it arrived.
+/// A read the shortcut may answer: its key, and where the data stood when it arrived
+/// (with the accounts that was asked of, on PostgreSQL).
 pub struct Candidate {
     key: String,
-    as_of: Mark,
+    stood: Stood,
+    asked_of: Option<AccountData>,
 }
 
 impl Revalidation {
-    pub fn new(clock: Option<Arc<ChangeClock>>) -> Self {
+    pub fn new(db: Database) -> Self {
         Self {
-            clock,
+            clock: db.change_clock().cloned(),
+            db,
             known: Mutex::new(HashMap::new()),
         }
     }
 
-    /// A read by a token, where there is a clock; its mark is taken now, before the
-    /// handler reads.
-    pub fn candidate(&self, request: &Request) -> Option<Candidate> {
-        let clock = self.clock.as_ref()?;
+    /// A GET or HEAD by a token; where the data stands is taken now, before the handler
+    /// reads (on PostgreSQL only for a request naming a tag that is remembered).
+    pub fn candidate(&self, request: &Request) -> impl Future<Output = Option<Candidate>> + '_ {
+        let key = Self::key(request);
+        async move { self.arm(key?).await }
+    }
+
+    async fn arm(&self, (key, conditional): (String, bool)) -> Option<Candidate> {
+        if let Some(clock) = &self.clock {
+            return Some(Candidate {
+                key,
+                stood: Stood::At(clock.mark()),
+                asked_of: None,
+            });
+        }
+        let asked_of = if conditional {
+            self.lock().get(&key).map(|known| known.accounts.clone())
+        } else {
+            None
+        };
+        let stood = match &asked_of {
+            // A failed read only costs the shortcut.
+            Some(accounts) => account_versions::sum_of(&self.db, &accounts.0)
+                .await
+                .map_or(Stood::Unknown, Stood::Counted),
+            None => Stood::Unknown,
+        };
+        Some(Candidate {
+            key,
+            stood,
+            asked_of,
+        })
+    }
+
+    /// The key of a GET or HEAD by a token (its token id and URL), and whether it names
+    /// a tag.
+    fn key(request: &Request) -> Option<(String, bool)> {
         if !matches!(*request.method(), Method::GET | Method::HEAD) {
             return None;
         }
@@ -68,10 +132,7 @@ impl Revalidation {
         key.push_str(&principal.token_id);
         key.push(' ');
         key.push_str(target);
-        Some(Candidate {
-            key,
-            as_of: clock.mark(),
-        })
+        Some((key, request.headers().contains_key(header::IF_NONE_MATCH)))
     }
 
     /// The remembered answer's headers when the request names its tag and nothing it
@@ -81,42 +142,62 @@ impl Revalidation {
         candidate: &Candidate,
         names_tag: impl Fn(&str) -> bool,
     ) -> Option<HeaderMap> {
-        let clock = self.clock.as_ref()?;
-        let known = self.known.lock().expect("the lock is not poisoned");
+        let known = self.lock();
         let answer = known.get(&candidate.key)?;
         let tag = answer.headers.get(header::ETAG)?.to_str().ok()?;
-        (names_tag(tag) && clock.unchanged_since(&answer.accounts, answer.as_of))
-            .then(|| answer.headers.clone())
+        let unchanged = match (answer.stood, candidate.stood) {
+            (Stood::At(then), _) => self
+                .clock
+                .as_ref()
+                .is_some_and(|clock| clock.unchanged_since(&answer.accounts.0, then)),
+            (Stood::Counted(then), Stood::Counted(now)) => {
+                then == now && candidate.asked_of.as_ref() == Some(&answer.accounts)
+            }
+            _ => false,
+        };
+        (unchanged && names_tag(tag)).then(|| answer.headers.clone())
     }
 
     /// Remembers a successful answer's headers (`ETag` among them) for the candidate.
     pub fn remember(&self, candidate: Candidate, data: AccountData, headers: &HeaderMap) {
+        let stood = match candidate.stood {
+            Stood::Counted(_) if candidate.asked_of.as_ref() != Some(&data) => Stood::Unknown,
+            stood => stood,
+        };
+        let mut known = self.lock();
+        if let Some(answer) = known.get_mut(&candidate.key)
+            && answer.headers.get(header::ETAG) == headers.get(header::ETAG)
+        {
+            // The answer already known, read again: it still held where the data stood
+            // now (a clock's later mark, or the latest count).
+            answer.stood = match (answer.stood, stood) {
+                (Stood::At(then), Stood::At(now)) => Stood::At(then.max(now)),
+                (kept, Stood::Unknown) => kept,
+                (_, now) => now,
+            };
+            answer.accounts = data;
+            return;
+        }
         let mut kept = headers.clone();
         kept.remove(header::CONTENT_TYPE);
         kept.remove(header::CONTENT_LENGTH);
         if !kept.contains_key(header::ETAG) {
             return;
         }
-        let mut known = self.known.lock().expect("the lock is not poisoned");
         if known.len() >= CAPACITY && !known.contains_key(&candidate.key) {
             known.clear();
         }
         known.insert(
             candidate.key,
             Known {
-                as_of: candidate.as_of,
-                accounts: data.0,
+                stood,
+                accounts: data,
                 headers: kept,
             },
         );
     }
-}
 
-impl AccountData {
-    pub fn of(accounts: impl IntoIterator<Item = i64>) -> Self {
-        let mut accounts: Vec<i64> = accounts.into_iter().collect();
-        accounts.sort_unstable();
-        accounts.dedup();
-        Self(accounts.into_boxed_slice())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {
+        self.known.lock().expect("the lock is not poisoned")
     }
 }

@@ -73,7 +73,7 @@ impl AppState {
             limiter: Arc::new(limiter),
             metrics: Arc::new(Metrics::new(db.clone())),
             config: Arc::new(config),
-            revalidation: Revalidation::new(db.change_clock().cloned()),
+            revalidation: Revalidation::new(db.clone()),
             db,
             auth,
             clock,

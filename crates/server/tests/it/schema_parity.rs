@@ -11,6 +11,7 @@ use crate::support::{Backend, TestDb};
 const LOGICAL_TYPES: &[(&str, &str)] = &[
     ("integer", "int"),
     ("bigint", "int"),
+    ("smallint", "int"),
     ("text", "text"),
     ("character varying", "text"),
     ("blob", "bytes"),
@@ -24,6 +25,11 @@ const FLAG: &str = "SQLite stores a flag as an INTEGER 0 or 1";
 /// Product search: each backend's own index of the products' search words.
 const PRODUCT_WORDS: &str = "product search: PostgreSQL's words table, walked by prefix in \
      product order; SQLite's FTS5 table product_search, which yields matches in that order";
+
+/// Commit counts per account: PostgreSQL's table, kept by triggers; SQLite's writer tells
+/// its process directly.
+const ACCOUNT_VERSIONS: &str = "commit counts per account: PostgreSQL's table, kept by \
+     statement triggers; SQLite's one writer connection tells the serving process directly";
 
 /// What only one backend has, or has otherwise, and why: (SQLite's fact, PostgreSQL's
 /// fact, the reason), each fact as the `*_facts` functions write it.
@@ -57,6 +63,22 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         Some("column webhooks.notify_origin: int not null"),
         Some("column webhooks.notify_origin: bool not null"),
         FLAG,
+    ),
+    (None, Some("table account_versions"), ACCOUNT_VERSIONS),
+    (
+        None,
+        Some("column account_versions.account_id: int not null primary key"),
+        ACCOUNT_VERSIONS,
+    ),
+    (
+        None,
+        Some("column account_versions.shard: int not null primary key"),
+        ACCOUNT_VERSIONS,
+    ),
+    (
+        None,
+        Some("column account_versions.version: int not null"),
+        ACCOUNT_VERSIONS,
     ),
     (None, Some("table product_words"), PRODUCT_WORDS),
     (

@@ -323,6 +323,7 @@ fn triggers(table: &str, owner: Owner) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
     use sqlx::Connection;
 
     use super::*;
@@ -340,6 +341,79 @@ mod tests {
         clock.committed();
         assert!(clock.unchanged_since(&[7], mark));
         assert!(!clock.unchanged_since(&[7, 8], mark));
+    }
+
+    #[derive(Clone, Debug)]
+    enum Step {
+        Begin,
+        Note(i64),
+        Commit,
+        Foreign,
+        Mark,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            Just(Step::Begin),
+            (0..4i64).prop_map(Step::Note),
+            Just(Step::Commit),
+            Just(Step::Foreign),
+            Just(Step::Mark),
+        ]
+    }
+
+    enum Seen {
+        Mark(Mark),
+        Committed(Vec<i64>),
+        Foreign,
+    }
+
+    proptest! {
+        /// A mark sees a change to some accounts exactly when a commit after it changed
+        /// one of them, or another process committed after it; notes a transaction did
+        /// not commit count for nothing.
+        #[test]
+        fn a_mark_sees_exactly_the_commits_after_it(
+            steps in proptest::collection::vec(step(), 0..60)
+        ) {
+            let clock = ChangeClock::default();
+            let mut history = Vec::new();
+            let mut noted = Vec::new();
+            for step in steps {
+                match step {
+                    Step::Begin => {
+                        clock.began();
+                        noted.clear();
+                    }
+                    Step::Note(account) => {
+                        clock.noted(account);
+                        noted.push(account);
+                    }
+                    Step::Commit => {
+                        clock.committed();
+                        history.push(Seen::Committed(std::mem::take(&mut noted)));
+                    }
+                    Step::Foreign => {
+                        clock.foreign_commit();
+                        history.push(Seen::Foreign);
+                    }
+                    Step::Mark => history.push(Seen::Mark(clock.mark())),
+                }
+            }
+            for (i, seen) in history.iter().enumerate() {
+                let Seen::Mark(mark) = seen else { continue };
+                for subset in 0..16u8 {
+                    let accounts: Vec<i64> =
+                        (0..4).filter(|a| subset & (1 << a) != 0).collect();
+                    let changed = history[i + 1..].iter().any(|later| match later {
+                        Seen::Committed(noted) => noted.iter().any(|a| accounts.contains(a)),
+                        Seen::Foreign => true,
+                        Seen::Mark(_) => false,
+                    });
+                    prop_assert_eq!(clock.unchanged_since(&accounts, *mark), !changed);
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! ETag, Last-Modified, 304 and If-Match.
 
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::on_both_backends;
 use crate::support::{Backend, TestServer, eventually, expect_error, json};
@@ -224,6 +224,27 @@ async fn all_unchanged(s: &TestServer, reads: &[(String, String)], tags: &[Strin
     }
 }
 
+/// A write through the API, which must answer `expected`.
+async fn write(
+    s: &TestServer,
+    method: Method,
+    path: &str,
+    token: &str,
+    body: Value,
+    expected: StatusCode,
+) {
+    let (status, answer) = s.call(method.clone(), path, token, Some(body)).await;
+    assert_eq!(status, expected, "{method} {path}: {answer}");
+}
+
+/// Each read is read again: what it shows changed.
+async fn changed(s: &TestServer, reads: &[(String, String)], tags: &[String]) {
+    for ((path, token), etag) in reads.iter().zip(tags) {
+        let (status, _) = revalidate(s, path, token, etag).await;
+        assert_eq!(status, StatusCode::OK, "{path} changed");
+    }
+}
+
 async fn tags_of(s: &TestServer, reads: &[(String, String)]) -> Vec<String> {
     let mut tags = Vec::new();
     for (path, token) in reads {
@@ -310,64 +331,57 @@ async fn unchanged_reads_are_answered_without_reading(s: TestServer) {
     all_unchanged(&s, &reads, &tags).await;
 
     // A write that fails changes nothing either.
-    let (status, _) = s
-        .call(
-            Method::PUT,
-            &format!("/v2/products/{id}"),
-            &owner,
-            Some(json!({"title": ""})),
-        )
-        .await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    write(
+        &s,
+        Method::PUT,
+        &format!("/v2/products/{id}"),
+        &owner,
+        json!({"title": ""}),
+        StatusCode::UNPROCESSABLE_ENTITY,
+    )
+    .await;
     all_unchanged(&s, &reads, &tags).await;
 
     // A variant's stock is shown by its product and the lists.
-    let (status, _) = s
-        .call(
-            Method::POST,
-            &format!("{variant}/stock_adjustments"),
-            &owner,
-            Some(json!({"delta": 2})),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    for ((path, token), etag) in reads.iter().zip(&tags).take(3) {
-        let (status, _) = revalidate(&s, path, token, etag).await;
-        assert_eq!(status, StatusCode::OK, "{path} shows the new stock");
-    }
+    write(
+        &s,
+        Method::POST,
+        &format!("{variant}/stock_adjustments"),
+        &owner,
+        json!({"delta": 2}),
+        StatusCode::OK,
+    )
+    .await;
+    changed(&s, &reads[..3], &tags).await;
     let tags = tags_of(&s, &reads).await;
     all_unchanged(&s, &reads, &tags).await;
 
     // The shop's name, shown by the shop alone.
-    let (status, _) = s
-        .call(
-            Method::PUT,
-            &reads[3].0,
-            &owner,
-            Some(json!({"name": "Renamed"})),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    let (status, _) = revalidate(&s, &reads[3].0, &owner, &tags[3]).await;
-    assert_eq!(status, StatusCode::OK);
+    write(
+        &s,
+        Method::PUT,
+        &reads[3].0,
+        &owner,
+        json!({"name": "Renamed"}),
+        StatusCode::OK,
+    )
+    .await;
+    changed(&s, &reads[3..], &tags[3..]).await;
     let (_, shop) = s.get_json(&reads[3].0, &owner).await;
     assert_eq!(shop["name"], "Renamed");
 
     // Hidden from the storefront: the public list no longer shows the product.
     let tags = tags_of(&s, &reads).await;
-    let (status, body) = s
-        .call(
-            Method::PUT,
-            &format!("/v2/products/{id}"),
-            &owner,
-            Some(json!({"status": "hidden"})),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    for ((path, token), etag) in reads.iter().zip(&tags).take(3) {
-        let (status, _) = revalidate(&s, path, token, etag).await;
-        assert_eq!(status, StatusCode::OK, "{path} changed");
-    }
+    write(
+        &s,
+        Method::PUT,
+        &format!("/v2/products/{id}"),
+        &owner,
+        json!({"status": "hidden"}),
+        StatusCode::OK,
+    )
+    .await;
+    changed(&s, &reads[..3], &tags).await;
     let (_, list) = s.get_json(&storefront, &public).await;
     assert!(
         !list["_embedded"]["items"]

@@ -11,6 +11,7 @@ use crate::area::{AREAS, Access, Path};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 use crate::openapi::{Answer, Op};
 use crate::sellers::seller_resource;
@@ -96,5 +97,5 @@ pub async fn show(State(state): State<AppState>, auth: Auth) -> ApiResult<Hal> {
             shops.iter().map(|s| shop_resource(urls, auth.scopes, s)),
         )
         .into_json(urls.curies());
-    Ok(Hal::ok(doc, state.clock.now()))
+    Ok(Hal::ok(doc, state.clock.now()).showing(AccountData::own(&auth)))
 }

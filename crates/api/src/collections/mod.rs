@@ -22,6 +22,7 @@ use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListSpec;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 use crate::products::product_resource;
 
@@ -73,11 +74,11 @@ async fn list(
             collections::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    Ok(
-        request.respond(&state, area::COLLECTIONS.pattern(), page, |c| {
+    Ok(request
+        .respond(&state, area::COLLECTIONS.pattern(), page, |c| {
             collection_resource(&state.urls, auth.scopes, c)
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 async fn show(
@@ -89,10 +90,10 @@ async fn show(
     let collection = auth
         .find(|tenant| collections::find(&state.db, tenant, id))
         .await?;
-    Ok(Hal::ok(
-        document(&state, &auth, &collection),
-        collection.updated_on,
-    ))
+    Ok(
+        Hal::ok(document(&state, &auth, &collection), collection.updated_on)
+            .showing(AccountData::own(&auth)),
+    )
 }
 
 async fn create(
@@ -149,9 +150,11 @@ async fn members(
     let view = CatalogView::Admin(tenant);
     let total = u64::try_from(collection.products_count).unwrap_or(0);
     let path = area::MEMBERS.with(&[id]);
-    Ok(request.respond(&state, &path, (rows, total), |p| {
-        product_resource(&state.urls, auth.scopes, &view, &p.0, &p.1)
-    }))
+    Ok(request
+        .respond(&state, &path, (rows, total), |p| {
+            product_resource(&state.urls, auth.scopes, &view, &p.0, &p.1)
+        })
+        .showing(view.shows()))
 }
 
 async fn add_product(

@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method, header};
+use oauth::Principal;
 use storage::Database;
 use storage::account_versions;
 use storage::changes::{ChangeClock, Mark};
@@ -37,6 +38,13 @@ const CAPACITY: usize = 8192;
 pub struct AccountData(pub Box<[i64]>);
 
 impl AccountData {
+    /// The data of the token's own account, when it has one.
+    pub fn own(principal: &Principal) -> Option<Self> {
+        principal
+            .tenant()
+            .map(|tenant| Self::of([tenant.account_id]))
+    }
+
     pub fn of(accounts: impl IntoIterator<Item = i64>) -> Self {
         let mut accounts: Vec<i64> = accounts.into_iter().collect();
         accounts.sort_unstable();

@@ -19,6 +19,7 @@ use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub use representation::{ProductTypeFields, product_type_resource};
@@ -58,11 +59,11 @@ async fn list(
             product_types::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    Ok(
-        request.respond(&state, area::PRODUCT_TYPES.pattern(), page, |t| {
+    Ok(request
+        .respond(&state, area::PRODUCT_TYPES.pattern(), page, |t| {
             product_type_resource(&state.urls, auth.scopes, t)
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 async fn show(
@@ -77,7 +78,8 @@ async fn show(
     Ok(Hal::ok(
         document(&state, &auth, &product_type),
         product_type.updated_on,
-    ))
+    )
+    .showing(AccountData::own(&auth)))
 }
 
 async fn create(

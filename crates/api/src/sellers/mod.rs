@@ -15,6 +15,7 @@ use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::ResourceId;
 use crate::kernel::list::ListSpec;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub use representation::{SellerFields, seller_resource};
@@ -55,12 +56,12 @@ async fn list(
     } else {
         Vec::new()
     };
-    Ok(
-        request.respond(&state, area::SELLERS.pattern(), (rows, total), |seller| {
+    Ok(request
+        .respond(&state, area::SELLERS.pattern(), (rows, total), |seller| {
             let own = shops.iter().filter(|s| s.seller_id == seller.id);
             seller_resource(&state.urls, &auth, seller, Some(own))
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 async fn show(
@@ -79,5 +80,5 @@ async fn show(
     };
     let doc = seller_resource(&state.urls, &auth, &seller, Some(shops.iter()))
         .into_json(state.urls.curies());
-    Ok(Hal::ok(doc, seller.updated_on))
+    Ok(Hal::ok(doc, seller.updated_on).showing(AccountData::own(&auth)))
 }

@@ -60,11 +60,11 @@ async fn list(
             shops::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    Ok(
-        request.respond(&state, area::SHOPS.pattern(), page, |shop| {
+    Ok(request
+        .respond(&state, area::SHOPS.pattern(), page, |shop| {
             shop_resource(&state.urls, auth.scopes, shop)
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 async fn show(

@@ -47,9 +47,11 @@ async fn list(
     view.product(&state, product_id).await?;
     let page = variants::list(&state.db, product_id, request.sort, request.window()).await?;
     let path = area::VARIANTS.with(&[product_id]);
-    Ok(request.respond(&state, &path, page, |v| {
-        variant_resource(&state.urls, auth.scopes, &view, v)
-    }))
+    Ok(request
+        .respond(&state, &path, page, |v| {
+            variant_resource(&state.urls, auth.scopes, &view, v)
+        })
+        .showing(view.shows()))
 }
 
 async fn show(
@@ -65,7 +67,7 @@ async fn show(
         .ok_or_else(ApiError::not_found)?;
     let doc =
         variant_resource(&state.urls, auth.scopes, &view, &variant).into_json(state.urls.curies());
-    Ok(Hal::ok(doc, variant.updated_on))
+    Ok(Hal::ok(doc, variant.updated_on).showing(view.shows()))
 }
 
 async fn create(

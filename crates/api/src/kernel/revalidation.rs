@@ -32,6 +32,10 @@ use super::auth::Authentication;
 /// work: a forgotten answer is read again).
 const CAPACITY: usize = 8192;
 
+/// The longest key (token id and URL) remembered, so that what the answers take stays
+/// bounded (8,192 × 2 KiB, with their headers) whatever URLs a client sends.
+const MAX_KEY_BYTES: usize = 2048;
+
 /// On a response: its document shows these accounts' data and nothing else that can
 /// change (besides the token and the URL, which the shortcut's key holds).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +140,9 @@ impl Revalidation {
         }
         let principal = request.extensions().get::<Authentication>()?.principal()?;
         let target = request.uri().path_and_query()?.as_str();
+        if principal.token_id.len() + 1 + target.len() > MAX_KEY_BYTES {
+            return None;
+        }
         let mut key = String::with_capacity(principal.token_id.len() + 1 + target.len());
         key.push_str(&principal.token_id);
         key.push(' ');
@@ -207,5 +214,51 @@ impl Revalidation {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {
         self.known.lock().expect("the lock is not poisoned")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use oauth::Subject;
+
+    use super::*;
+
+    fn read(method: Method, target: &str, by_token: bool) -> Request {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(target)
+            .body(Body::empty())
+            .unwrap();
+        if by_token {
+            let principal = Principal {
+                subject: Subject::App,
+                user_name: None,
+                app_id: 1,
+                client_id: "client".into(),
+                account_id: Some(1),
+                seller_id: None,
+                granted: Default::default(),
+                scopes: Default::default(),
+                token_id: "token".into(),
+                expires_at: None,
+                personal: false,
+            };
+            request
+                .extensions_mut()
+                .insert(Authentication::Principal(Arc::new(principal)));
+        }
+        request
+    }
+
+    #[test]
+    fn only_a_tokens_reads_of_a_bounded_url_are_candidates() {
+        let key = Revalidation::key(&read(Method::GET, "/v2/products?page=2", true));
+        assert_eq!(key, Some(("token /v2/products?page=2".to_owned(), false)));
+        assert!(Revalidation::key(&read(Method::HEAD, "/v2/products", true)).is_some());
+        assert!(Revalidation::key(&read(Method::GET, "/v2/products", false)).is_none());
+        assert!(Revalidation::key(&read(Method::POST, "/v2/products", true)).is_none());
+        let long = format!("/v2/products?q={}", "a".repeat(MAX_KEY_BYTES));
+        assert!(Revalidation::key(&read(Method::GET, &long, true)).is_none());
     }
 }

@@ -24,6 +24,7 @@ use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub use representation::{OrderFields, order_resource};
@@ -67,16 +68,16 @@ async fn list(
         .await?;
     let ids: Vec<i64> = page.0.iter().map(|o| o.id).collect();
     let lines = orders::lines_of(&state.db, &ids).await?;
-    Ok(
-        request.respond(&state, area::ORDERS.pattern(), page, |order| {
+    Ok(request
+        .respond(&state, area::ORDERS.pattern(), page, |order| {
             order_resource(
                 &state.urls,
                 auth.scopes,
                 order,
                 lines_of_order(&lines, order.id),
             )
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code
@@ -130,7 +131,7 @@ async fn show(
     let lines = orders::lines_of(&state.db, &[id]).await?;
     let doc =
         order_resource(&state.urls, auth.scopes, &order, &lines).into_json(state.urls.curies());
-    Ok(Hal::ok(doc, order.updated_on))
+    Ok(Hal::ok(doc, order.updated_on).showing(AccountData::own(&auth)))
 }
 
 async fn create(

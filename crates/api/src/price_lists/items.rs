@@ -15,6 +15,7 @@ use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub async fn list(
@@ -34,9 +35,11 @@ pub async fn list(
     let page =
         price_lists::list_items(&state.db, id, &filter, request.sort, request.window()).await?;
     let path = super::area::ITEMS.with(&[id]);
-    Ok(request.respond(&state, &path, page, |i| {
-        item_resource(&state.urls, auth.scopes, &list, i)
-    }))
+    Ok(request
+        .respond(&state, &path, page, |i| {
+            item_resource(&state.urls, auth.scopes, &list, i)
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 pub async fn show(
@@ -52,7 +55,7 @@ pub async fn show(
         .await?
         .ok_or_else(ApiError::not_found)?;
     let doc = item_resource(&state.urls, auth.scopes, &list, &item).into_value(state.urls.curies());
-    Ok(Hal::ok(doc, item.updated_on))
+    Ok(Hal::ok(doc, item.updated_on).showing(AccountData::own(&auth)))
 }
 
 /// Writes a batch of tiers: each new (variant, min_quantity) is added, an existing one

@@ -23,6 +23,7 @@ use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
+use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
 pub use representation::{ItemFields, PriceListFields, price_list_resource};
@@ -73,11 +74,11 @@ async fn list(
             price_lists::list(&state.db, tenant, &filter, request.sort, request.window())
         })
         .await?;
-    Ok(
-        request.respond(&state, area::PRICE_LISTS.pattern(), page, |l| {
+    Ok(request
+        .respond(&state, area::PRICE_LISTS.pattern(), page, |l| {
             price_list_resource(&state.urls, auth.scopes, l)
-        }),
-    )
+        })
+        .showing(AccountData::own(&auth)))
 }
 
 async fn show(
@@ -89,7 +90,7 @@ async fn show(
     let list = auth
         .find(|tenant| price_lists::find(&state.db, tenant, id))
         .await?;
-    Ok(Hal::ok(document(&state, &auth, &list), list.updated_on))
+    Ok(Hal::ok(document(&state, &auth, &list), list.updated_on).showing(AccountData::own(&auth)))
 }
 
 async fn create(

@@ -408,31 +408,46 @@ async fn every_read_of_an_accounts_data_takes_the_shortcut(s: TestServer) {
         "/v2/product_types",
         "/v2/collections",
         &variant,
+        "/v2/price_lists",
+        "/v2/orders",
     ]
     .into_iter()
     .map(|path| (path.to_owned(), owner.clone()))
     .collect();
     let tags = tags_of(&s, &reads).await;
     all_unchanged(&s, &reads, &tags).await;
-    write(
-        &s,
-        Method::POST,
-        "/v2/collections",
-        &owner,
-        json!({"title": "New"}),
-        StatusCode::CREATED,
-    )
-    .await;
-    changed(&s, &reads[4..5], &tags[4..5]).await;
-    // The shop, embedded in the root document, its seller and the list of shops.
-    write(
-        &s,
-        Method::PUT,
-        &format!("/v2/shops/{}", s.shop_id()),
-        &owner,
-        json!({"name": "Renamed"}),
-        StatusCode::OK,
-    )
-    .await;
-    changed(&s, &reads[..3], &tags[..3]).await;
+    let shop = format!("/v2/shops/{}", s.shop_id());
+    let line = json!({"variant_id": product["_embedded"]["variants"][0]["id"], "quantity": 1});
+    // Each write, and the reads that show what it changed.
+    let writes = [
+        (
+            Method::POST,
+            "/v2/collections".to_owned(),
+            json!({"title": "New"}),
+            4..5,
+        ),
+        (
+            Method::POST,
+            "/v2/price_lists".to_owned(),
+            json!({"name": "Wholesale"}),
+            6..7,
+        ),
+        (
+            Method::POST,
+            format!("{shop}/orders"),
+            json!({"lines": [line]}),
+            7..8,
+        ),
+        // The shop, embedded in the root document, its seller and the list of shops.
+        (Method::PUT, shop.clone(), json!({"name": "Renamed"}), 0..3),
+    ];
+    for (method, path, body, shown_by) in writes {
+        let expected = if method == Method::POST {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        };
+        write(&s, method, &path, &owner, body, expected).await;
+        changed(&s, &reads[shown_by.clone()], &tags[shown_by]).await;
+    }
 }

@@ -132,6 +132,8 @@ pub struct ChangeClock {
     foreign_at: AtomicU64,
     /// Accounts the open write transaction changed (the writer is one connection).
     pending: Mutex<Vec<i64>>,
+    /// The writer connection's `data_version` when last read (it counts per connection).
+    writer_version: Mutex<Option<i64>>,
 }
 
 impl ChangeClock {
@@ -192,6 +194,29 @@ impl ChangeClock {
         self.foreign_at.store(at, Ordering::Release);
     }
 
+    /// A writer connection was opened and its `data_version` read: what was vouched for
+    /// through an earlier connection's count no longer is.
+    fn writer_attached(&self, version: i64) {
+        *self.lock_writer_version() = Some(version);
+        self.foreign_commit();
+    }
+
+    /// The writer connection's `data_version`, read while holding that connection: a
+    /// change means another connection committed.
+    fn writer_version_read(&self, version: i64) {
+        let mut seen = self.lock_writer_version();
+        if seen.is_some_and(|seen| seen != version) {
+            self.foreign_commit();
+        }
+        *seen = Some(version);
+    }
+
+    fn lock_writer_version(&self) -> std::sync::MutexGuard<'_, Option<i64>> {
+        self.writer_version
+            .lock()
+            .expect("the clock's lock is not poisoned")
+    }
+
     fn noted(&self, account: i64) {
         let mut pending = self
             .pending
@@ -227,19 +252,21 @@ impl ChangeClock {
                 clock.noted(change.rowid);
             }
         });
+        self.writer_attached(data_version(conn).await?);
         install_triggers_of(conn, tables).await
     }
 }
 
 /// Watches the writer connection for other processes' commits while the database is
-/// open (the watch holds the pools weakly, and ends with them).
+/// open (the watch holds the pools weakly, and ends with them). The count is compared
+/// while the connection is held, so it is always compared with its own connection's
+/// (a new connection sets its own when it is attached).
 pub(crate) fn watch_foreign_commits<P: Send + Sync + 'static>(
     pools: Weak<P>,
     writer: impl Fn(&P) -> &SqlitePool + Send + 'static,
     clock: Arc<ChangeClock>,
 ) {
     tokio::spawn(async move {
-        let mut seen = None;
         loop {
             tokio::time::sleep(FOREIGN_COMMITS_POLL).await;
             let Some(pools) = pools.upgrade() else { return };
@@ -247,16 +274,21 @@ pub(crate) fn watch_foreign_commits<P: Send + Sync + 'static>(
             if pool.is_closed() {
                 return;
             }
-            let version: Result<i64, _> = sqlx::query_scalar("PRAGMA data_version")
-                .fetch_one(pool)
-                .await;
-            let Ok(version) = version else { continue };
-            if seen.is_some_and(|seen| seen != version) {
-                clock.foreign_commit();
+            let Ok(mut conn) = pool.acquire().await else {
+                continue;
+            };
+            if let Ok(version) = data_version(&mut conn).await {
+                clock.writer_version_read(version);
             }
-            seen = Some(version);
         }
     });
+}
+
+/// The connection's count of other connections' commits.
+async fn data_version(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar("PRAGMA data_version")
+        .fetch_one(conn)
+        .await
 }
 
 /// Creates the triggers of every tracked table that exists (none before the first
@@ -423,6 +455,24 @@ mod tests {
         clock.foreign_commit();
         assert!(!clock.unchanged_since(&[1], mark));
         assert!(clock.unchanged_since(&[1], clock.mark()));
+    }
+
+    #[test]
+    fn the_writers_count_of_other_commits_is_compared_with_its_own_connections() {
+        let clock = ChangeClock::default();
+        clock.writer_attached(1);
+        let mark = clock.mark();
+        clock.writer_version_read(1);
+        assert!(clock.unchanged_since(&[1], mark));
+        clock.writer_version_read(2);
+        assert!(!clock.unchanged_since(&[1], mark));
+        // A new connection counts anew: what the old one vouched for is void.
+        let mark = clock.mark();
+        clock.writer_attached(1);
+        assert!(!clock.unchanged_since(&[1], mark));
+        let mark = clock.mark();
+        clock.writer_version_read(1);
+        assert!(clock.unchanged_since(&[1], mark));
     }
 
     #[test]

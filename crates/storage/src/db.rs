@@ -461,11 +461,14 @@ impl<'a> Handle<'a> {
     }
 }
 
-/// SQLite's one writer connection, reporting its commits to `changes`.
+/// SQLite's one writer connection, reporting its commits to `changes`. It is kept for
+/// the pool's life: a new one cannot vouch for what the old one saw (see `changes`).
 fn writer_pool(changes: &Arc<ChangeClock>) -> SqlitePoolOptions {
     let changes = changes.clone();
     SqlitePoolOptions::new()
         .max_connections(1)
+        .max_lifetime(None)
+        .idle_timeout(None)
         .after_connect(move |conn, _| {
             let changes = changes.clone();
             Box::pin(async move { changes.attach(conn).await })

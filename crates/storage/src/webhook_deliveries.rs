@@ -338,12 +338,7 @@ pub async fn claim(
         limit = p.bind(Arg::Int(terms.scan)),
     );
     // Planned on the due index (see `begin_lease_work`).
-    let mut tx = db.begin_lease_work().await?;
-    let found: Vec<Found> = with_conn!(Exec::Tx(&mut tx), |c| {
-        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
-            .fetch_all(c)
-            .await
-    })?;
+    let (tx, found) = find_claimable(db, sql, &p).await?;
     db.claim_counters().due_scans.fetch_add(1, Relaxed);
     let limited = i64::try_from(found.len()).unwrap_or(i64::MAX) >= terms.scan;
     lease_found(tx, node, terms, found, limited, take).await
@@ -397,12 +392,7 @@ pub async fn claim_next_sequences(
          AND (w.paused_until IS NULL OR w.paused_until <= {at}){fence}) \
          ORDER BY d.id{lock}"
     );
-    let mut tx = db.begin_lease_work().await?;
-    let found: Vec<Found> = with_conn!(Exec::Tx(&mut tx), |c| {
-        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
-            .fetch_all(c)
-            .await
-    })?;
+    let (tx, found) = find_claimable(db, sql, &p).await?;
     db.claim_counters().next_sequences.fetch_add(1, Relaxed);
     // A subscription no longer ordered per resource has its other deliveries found by
     // the scan.
@@ -414,6 +404,17 @@ pub async fn claim_next_sequences(
 
 /// Leases what a claim found (in `tx`, which it commits), as [`claim`] says: `more` when
 /// more may be due than what it found.
+/// Runs a claim's search in the lease transaction that will lease what it found.
+async fn find_claimable(db: &Database, sql: String, p: &Params) -> Result<(Tx, Vec<Found>)> {
+    let mut tx = db.begin_lease_work().await?;
+    let found = with_conn!(Exec::Tx(&mut tx), |c| {
+        crate::sql::bind_as(sqlx::query_as(sqlx::AssertSqlSafe(sql)), p.args())
+            .fetch_all(c)
+            .await
+    })?;
+    Ok((tx, found))
+}
+
 async fn lease_found(
     mut tx: Tx,
     node: &str,

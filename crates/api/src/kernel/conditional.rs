@@ -7,6 +7,7 @@
 
 use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::response::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -60,7 +61,9 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         .revalidation
         .unchanged(candidate, |etag| list_matches(list, etag))
     {
-        return not_modified(headers);
+        let (mut parts, ()) = Response::new(()).into_parts();
+        parts.headers = headers;
+        return not_modified(parts);
     }
     let mut response = next.run(request).await;
     if wants_hal
@@ -84,11 +87,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
             .zip(etag.to_str().ok())
             .is_some_and(|(list, etag)| list_matches(list, etag));
         if unchanged {
-            let (mut parts, _) = response.into_parts();
-            parts.status = StatusCode::NOT_MODIFIED;
-            parts.headers.remove(header::CONTENT_TYPE);
-            parts.headers.remove(header::CONTENT_LENGTH);
-            return Response::from_parts(parts, Body::empty());
+            return not_modified(response.into_parts().0);
         }
         return response;
     }
@@ -117,7 +116,7 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
     if let (Some(candidate), Some(data)) = (candidate, parts.extensions.remove::<AccountData>()) {
         state.revalidation.remember(candidate, data, headers);
     }
-    let not_modified = match (&if_none_match, &if_modified_since) {
+    let unchanged = match (&if_none_match, &if_modified_since) {
         (Some(inm), _) => inm.to_str().is_ok_and(|v| list_matches(v, &etag)),
         (None, Some(ims)) => match (
             parse_http_date(ims),
@@ -128,23 +127,18 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         },
         (None, None) => false,
     };
-    if not_modified {
-        parts.status = StatusCode::NOT_MODIFIED;
-        parts.headers.remove(header::CONTENT_TYPE);
-        parts.headers.remove(header::CONTENT_LENGTH);
-        return Response::from_parts(parts, Body::empty());
+    if unchanged {
+        return not_modified(parts);
     }
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// `304` with an answer's headers and no body.
-fn not_modified(mut headers: HeaderMap) -> Response {
-    headers.remove(header::CONTENT_TYPE);
-    headers.remove(header::CONTENT_LENGTH);
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = StatusCode::NOT_MODIFIED;
-    *response.headers_mut() = headers;
-    response
+/// `304` with an answer's headers (but those of its body) and no body.
+fn not_modified(mut parts: Parts) -> Response {
+    parts.status = StatusCode::NOT_MODIFIED;
+    parts.headers.remove(header::CONTENT_TYPE);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::empty())
 }
 
 /// `application/hal+json` only when the client's `Accept` names it and not plain JSON.

@@ -99,7 +99,8 @@ impl Revalidation {
     }
 
     /// A GET or HEAD by a token; where the data stands is taken now, before the handler
-    /// reads (on PostgreSQL only for a request naming a tag that is remembered).
+    /// reads (on PostgreSQL only for a request naming a tag that is remembered). Not an
+    /// `async fn`: the request (not `Sync`) must not be held across the read.
     pub fn candidate(&self, request: &Request) -> impl Future<Output = Option<Candidate>> + '_ {
         let key = Self::key(request);
         async move { self.arm(key?).await }

@@ -54,6 +54,11 @@ const READER_CACHE: &str = "-4096";
 /// How much of the database file each connection maps (1 GiB).
 const MMAP_SIZE: &str = "1073741824";
 
+/// A pooled PostgreSQL connection idle for this long is checked before it is handed out
+/// (a round trip); one used more recently is trusted, so a busy pool sends no checks. A
+/// SQLite connection is never checked: a file does not hang up.
+const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(1);
+
 /// Pool sizing and waiting limits.
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
@@ -123,6 +128,15 @@ impl Database {
         } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let connect = PgConnectOptions::from_str(url)?.application_name("commerce");
             let pool = PgPoolOptions::new()
+                .test_before_acquire(false)
+                .before_acquire(|conn, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for >= PING_WHEN_IDLE_FOR {
+                            sqlx::Connection::ping(conn).await?;
+                        }
+                        Ok(true)
+                    })
+                })
                 .max_connections(options.max_connections)
                 .acquire_timeout(options.acquire_timeout)
                 .connect_with(connect)
@@ -176,6 +190,7 @@ impl Database {
             )
             .await?;
         let reader = SqlitePoolOptions::new()
+            .test_before_acquire(false)
             .max_connections(options.max_connections.max(1))
             .acquire_timeout(options.acquire_timeout)
             .connect_with(
@@ -466,6 +481,7 @@ impl<'a> Handle<'a> {
 fn writer_pool(changes: &Arc<ChangeClock>) -> SqlitePoolOptions {
     let changes = changes.clone();
     SqlitePoolOptions::new()
+        .test_before_acquire(false)
         .max_connections(1)
         .max_lifetime(None)
         .idle_timeout(None)

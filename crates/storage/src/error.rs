@@ -32,8 +32,10 @@ pub enum Error {
     #[error("the rows to lock changed while they were being locked")]
     LockOrderChanged,
     /// A lock or a connection stayed out of reach past the configured timeout (a
-    /// PostgreSQL lock timeout, SQLite's busy timeout, a pool with no free connection).
-    /// Not retried: the database already waited as long as it was told to.
+    /// PostgreSQL lock timeout, SQLite's busy timeout, a pool with no free connection), or
+    /// the connection was lost (the server shut down or hung up; the pool replaces it).
+    /// Not retried: the database already waited as long as it was told to, and work whose
+    /// connection was lost may have been committed.
     #[error("database busy: {0}")]
     Busy(#[source] sqlx::Error),
     #[error("database error: {0}")]
@@ -97,13 +99,17 @@ enum Contention {
     Busy,
 }
 
-/// PostgreSQL SQLSTATEs of failures caused by concurrent transactions.
+/// PostgreSQL SQLSTATEs of failures caused by concurrent transactions, or by the server
+/// ending the connection.
 fn postgres_contention(sqlstate: &str) -> Option<Contention> {
     match sqlstate {
         // deadlock_detected, serialization_failure
         "40P01" | "40001" => Some(Contention::Conflict),
         // lock_not_available: `lock_timeout` ran out (or NOWAIT)
         "55P03" => Some(Contention::Busy),
+        // admin_shutdown, crash_shutdown, cannot_connect_now; connection exceptions
+        "57P01" | "57P02" | "57P03" => Some(Contention::Busy),
+        connection if connection.starts_with("08") => Some(Contention::Busy),
         _ => None,
     }
 }
@@ -130,7 +136,7 @@ fn contention(db: &dyn DatabaseError) -> Option<Contention> {
 
 impl From<sqlx::Error> for Error {
     fn from(err: sqlx::Error) -> Self {
-        if matches!(err, sqlx::Error::PoolTimedOut) {
+        if matches!(err, sqlx::Error::PoolTimedOut | sqlx::Error::Io(_)) {
             return Error::Busy(err);
         }
         let Some(db) = err.as_database_error() else {
@@ -165,15 +171,18 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::db::Exec;
+    use crate::db::{Backend, Exec};
+    use crate::test_databases::{self, TestDatabase};
     use crate::{Database, StoreOptions};
 
     #[test]
-    fn postgres_conflicts_are_retried_and_lock_timeouts_are_busy() {
+    fn postgres_conflicts_are_retried_and_lock_timeouts_and_lost_connections_are_busy() {
         assert_eq!(postgres_contention("40P01"), Some(Contention::Conflict));
         assert_eq!(postgres_contention("40001"), Some(Contention::Conflict));
-        assert_eq!(postgres_contention("55P03"), Some(Contention::Busy));
-        for other in ["23505", "23503", "57014", "42P01", "08006"] {
+        for busy in ["55P03", "57P01", "57P02", "57P03", "08006", "08003"] {
+            assert_eq!(postgres_contention(busy), Some(Contention::Busy), "{busy}");
+        }
+        for other in ["23505", "23503", "57014", "42P01", "58030"] {
             assert_eq!(postgres_contention(other), None, "{other}");
         }
     }
@@ -201,6 +210,43 @@ mod tests {
         };
         assert!(!taken.is_retryable());
         assert!(!Error::Database(sqlx::Error::RowNotFound).is_retryable());
+    }
+
+    /// A PostgreSQL connection the server ended is reported busy (answered 503, not
+    /// retried in place), pooled connections idle for less than a second included (they
+    /// are handed out unchecked), and the pool replaces each such connection.
+    #[tokio::test]
+    async fn a_lost_postgres_connection_is_busy_and_replaced() {
+        for TestDatabase { db, url, .. } in test_databases::both().await {
+            if db.backend() != Backend::Postgres {
+                continue;
+            }
+            let mut tx = db.begin().await.unwrap();
+            run(Exec::Tx(&mut tx), "SELECT 1").await.unwrap();
+            let admin = sqlx::PgPool::connect(&url).await.unwrap();
+            sqlx::query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .execute(&admin)
+            .await
+            .unwrap();
+            let lost = run(Exec::Tx(&mut tx), "SELECT 1").await;
+            assert!(matches!(lost, Err(Error::Busy(_))), "{lost:?}");
+            drop(tx);
+            // Each pooled connection the server ended fails once, then is replaced.
+            let mut failures = 0;
+            while let Err(err) = run(Exec::Db(&db), "SELECT 1").await {
+                assert!(matches!(err, Error::Busy(_)), "{err:?}");
+                failures += 1;
+                assert!(
+                    failures <= StoreOptions::default().max_connections,
+                    "{err:?}"
+                );
+            }
+            admin.close().await;
+            db.close().await;
+        }
     }
 
     async fn run(exec: Exec<'_>, sql: &'static str) -> Result<()> {

@@ -16,7 +16,8 @@
 //!   409 `write_conflict` (the same request may succeed in a moment: `Retry-After` says
 //!   when), or 409 `referenced_resource_deleted` when a row the write names keeps being
 //!   deleted under it.
-//! - A database or pool busy past its timeout is 503 `database_busy` with `Retry-After`.
+//! - A database or pool busy past its timeout, or a lost connection, is 503 `database_busy`
+//!   with `Retry-After`.
 //! - Anything else is a 500 whose body says nothing about it. Its cause and the place the
 //!   error was made (`#[track_caller]` on every constructor and conversion, so a `?` is
 //!   that place) are kept and logged when it is answered, inside the request's span, so

@@ -364,7 +364,7 @@ impl Tx {
     pub async fn commit(self) -> Result<()> {
         match self.inner {
             TxInner::Sqlite(t) => t.commit().await?,
-            TxInner::Postgres(t) => t.commit().await?,
+            TxInner::Postgres(t) => t.commit().await.map_err(outcome_unknown)?,
         }
         if let Some(changes) = &self.changes {
             changes.committed();
@@ -489,6 +489,15 @@ fn writer_pool(changes: &Arc<ChangeClock>) -> SqlitePoolOptions {
             let changes = changes.clone();
             Box::pin(async move { changes.attach(conn).await })
         })
+}
+
+/// A commit whose connection was lost may have been applied: a failure whose outcome is
+/// unknown, not a busy database that a client should simply try again.
+fn outcome_unknown(err: sqlx::Error) -> Error {
+    match Error::from(err) {
+        Error::Busy(err) => Error::Database(err),
+        other => other,
+    }
 }
 
 /// A database URL with any password hidden, for messages.

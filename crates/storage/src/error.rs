@@ -34,8 +34,9 @@ pub enum Error {
     /// A lock or a connection stayed out of reach past the configured timeout (a
     /// PostgreSQL lock timeout, SQLite's busy timeout, a pool with no free connection), or
     /// the connection was lost (the server shut down or hung up; the pool replaces it).
-    /// Not retried: the database already waited as long as it was told to, and work whose
-    /// connection was lost may have been committed.
+    /// Not retried: the database already waited as long as it was told to, or the work
+    /// was cut off (a commit cut off may have been applied, so `Tx::commit` reports that
+    /// as `Database` instead).
     #[error("database busy: {0}")]
     Busy(#[source] sqlx::Error),
     #[error("database error: {0}")]
@@ -214,7 +215,8 @@ mod tests {
 
     /// A PostgreSQL connection the server ended is reported busy (answered 503, not
     /// retried in place), pooled connections idle for less than a second included (they
-    /// are handed out unchecked), and the pool replaces each such connection.
+    /// are handed out unchecked), and the pool replaces each such connection; but a
+    /// commit that lost its connection is a plain failure, as it may have been applied.
     #[tokio::test]
     async fn a_lost_postgres_connection_is_busy_and_replaced() {
         for TestDatabase { db, url, .. } in test_databases::both().await {
@@ -223,6 +225,8 @@ mod tests {
             }
             let mut tx = db.begin().await.unwrap();
             run(Exec::Tx(&mut tx), "SELECT 1").await.unwrap();
+            let mut committing = db.begin().await.unwrap();
+            run(Exec::Tx(&mut committing), "SELECT 1").await.unwrap();
             let admin = sqlx::PgPool::connect(&url).await.unwrap();
             sqlx::query(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
@@ -234,6 +238,8 @@ mod tests {
             let lost = run(Exec::Tx(&mut tx), "SELECT 1").await;
             assert!(matches!(lost, Err(Error::Busy(_))), "{lost:?}");
             drop(tx);
+            let unknown = committing.commit().await;
+            assert!(matches!(unknown, Err(Error::Database(_))), "{unknown:?}");
             // Each pooled connection the server ended fails once, then is replaced.
             let mut failures = 0;
             while let Err(err) = run(Exec::Db(&db), "SELECT 1").await {

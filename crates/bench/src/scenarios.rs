@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
-use reqwest::header::{ETAG, HeaderValue, IF_NONE_MATCH};
+use reqwest::header::{CACHE_CONTROL, ETAG, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Client, Request, StatusCode};
 use serde::Deserialize;
 
@@ -184,6 +184,12 @@ pub async fn run_catalog(
     // With `--lists-only`, the scenarios divided by the list baseline (and it) only.
     let scenarios = vec![
         Scenario::ok("product", "baseline_product", get(&product_path)?),
+        // `no-cache`: made by the handler, not served from the remembered answer.
+        Scenario::ok(
+            "product_fresh",
+            "baseline_product",
+            api.fresh(&product_path)?,
+        ),
         Scenario::ok("list_first", "baseline_list", get("/v2/products")?),
         // Page 250 of 20: the same offset (4,980) at every catalog size.
         Scenario::ok("list_deep", "baseline_list", get("/v2/products?page=250")?),
@@ -269,12 +275,27 @@ pub async fn run_storefront(server: &Server, demo: &DemoData, args: &Args) -> Re
             baseline,
             api.request(&format!("/v2/_bench/baseline?bytes={bytes}"), None)?,
         ));
-        if name == "storefront_20" {
-            scenarios.push(Scenario::not_modified(
-                "storefront_20_304",
-                baseline,
-                api.request(&path, Some(&etag))?,
-            ));
+        match name {
+            "storefront_20" => {
+                scenarios.push(Scenario::ok(
+                    "storefront_20_fresh",
+                    baseline,
+                    api.fresh(&path)?,
+                ));
+                scenarios.push(Scenario::not_modified(
+                    "storefront_20_304",
+                    baseline,
+                    api.request(&path, Some(&etag))?,
+                ));
+            }
+            "account_20" => {
+                scenarios.push(Scenario::ok(
+                    "account_20_fresh",
+                    baseline,
+                    api.fresh(&path)?,
+                ));
+            }
+            _ => {}
         }
     }
     let measured = measure_with(server, &client, scenarios, args).await?;
@@ -420,6 +441,17 @@ impl Api<'_> {
             builder = builder.header(IF_NONE_MATCH, etag.clone());
         }
         builder.build().with_context(|| format!("build GET {path}"))
+    }
+
+    /// A GET that asks for an answer made now (`Cache-Control: no-cache`), which the
+    /// server's remembered answers do not serve.
+    fn fresh(&self, path: &str) -> Result<Request> {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(self.token)
+            .header(CACHE_CONTROL, "no-cache")
+            .build()
+            .with_context(|| format!("build GET {path}"))
     }
 
     /// A GET without credentials.

@@ -16,7 +16,7 @@
 //!
 //! PostgreSQL has other nodes writing, so no process knows every commit: there, statement
 //! triggers count each account's commits in `account_versions` (its migration 0012), and
-//! `account_versions::sum_of` reads the count — one small read, taken before a
+//! `account_versions::CommitCounts` reads the count — one small read, taken before a
 //! conditional read reads.
 
 use std::collections::HashMap;

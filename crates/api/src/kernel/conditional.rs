@@ -3,7 +3,8 @@
 //! `Cache-Control` and `Vary`; `If-None-Match` (which wins) or `If-Modified-Since` turn
 //! an unchanged answer into `304`. Writes check `If-Match`/`If-Unmodified-Since` against
 //! the current representation through `IfMatch`, which the service operations check once
-//! they hold the resource's row.
+//! they hold the resource's row. A read whose answer is remembered and still holds is
+//! answered from it, without its handler (see `revalidation`).
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -11,6 +12,7 @@ use axum::http::response::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use domain::Timestamp;
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -50,46 +52,31 @@ fn list_matches(header_value: &str, etag: &str) -> bool {
 
 pub async fn middleware(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let wants_hal = prefers_hal(request.headers());
+    let asked = Conditions::of(request.headers());
     let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
-    let if_none_match = request.headers().get(header::IF_NONE_MATCH).cloned();
-    let if_modified_since = request.headers().get(header::IF_MODIFIED_SINCE).cloned();
     let candidate = state.revalidation.candidate(&request).await;
-    if let (Some(candidate), Some(list)) = (
-        &candidate,
-        if_none_match.as_ref().and_then(|v| v.to_str().ok()),
-    ) && let Some(headers) = state
-        .revalidation
-        .unchanged(candidate, |etag| list_matches(list, etag))
+    if let Some(recalled) = candidate
+        .as_ref()
+        .and_then(|candidate| state.revalidation.recall(candidate))
     {
         let (mut parts, ()) = Response::new(()).into_parts();
-        parts.headers = headers;
-        return not_modified(parts);
+        parts.headers = recalled.headers;
+        match recalled.body {
+            Some(body) => return negotiated(asked.answer(parts, body), wants_hal),
+            None if asked.names_tag_of(&parts.headers) => return not_modified(parts),
+            None => {}
+        }
     }
-    let mut response = next.run(request).await;
-    if wants_hal
-        && response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .is_some_and(|v| v == JSON)
-    {
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static(HAL_JSON));
-    }
+    let response = next.run(request).await;
     if !is_read || response.status() != StatusCode::OK {
-        return response;
+        return negotiated(response, wants_hal);
     }
     // A response that names its own version (a file named by its digest) is not read here.
-    if let Some(etag) = response.headers().get(header::ETAG).cloned() {
-        let unchanged = if_none_match
-            .as_ref()
-            .and_then(|v| v.to_str().ok())
-            .zip(etag.to_str().ok())
-            .is_some_and(|(list, etag)| list_matches(list, etag));
-        if unchanged {
+    if response.headers().contains_key(header::ETAG) {
+        if asked.names_tag_of(response.headers()) {
             return not_modified(response.into_parts().0);
         }
-        return response;
+        return negotiated(response, wants_hal);
     }
     let (mut parts, body) = response.into_parts();
     let bytes = match body.collect().await {
@@ -114,23 +101,74 @@ pub async fn middleware(State(state): State<AppState>, request: Request, next: N
         HeaderValue::from_static("Authorization, Accept, Cookie"),
     );
     if let (Some(candidate), Some(data)) = (candidate, parts.extensions.remove::<AccountData>()) {
-        state.revalidation.remember(candidate, data, headers);
+        state
+            .revalidation
+            .remember(candidate, data, headers, &bytes);
     }
-    let unchanged = match (&if_none_match, &if_modified_since) {
-        (Some(inm), _) => inm.to_str().is_ok_and(|v| list_matches(v, &etag)),
-        (None, Some(ims)) => match (
-            parse_http_date(ims),
-            headers.get(header::LAST_MODIFIED).and_then(parse_http_date),
-        ) {
-            (Some(since), Some(modified)) => modified <= since,
-            _ => false,
-        },
-        (None, None) => false,
-    };
-    if unchanged {
-        return not_modified(parts);
+    negotiated(asked.answer(parts, bytes), wants_hal)
+}
+
+/// What a read's `If-None-Match` and `If-Modified-Since` ask.
+struct Conditions {
+    if_none_match: Option<HeaderValue>,
+    if_modified_since: Option<HeaderValue>,
+}
+
+impl Conditions {
+    fn of(headers: &HeaderMap) -> Self {
+        Self {
+            if_none_match: headers.get(header::IF_NONE_MATCH).cloned(),
+            if_modified_since: headers.get(header::IF_MODIFIED_SINCE).cloned(),
+        }
     }
-    Response::from_parts(parts, Body::from(bytes))
+
+    /// Whether `If-None-Match` names the answer's `ETag`.
+    fn names_tag_of(&self, answer: &HeaderMap) -> bool {
+        self.if_none_match
+            .as_ref()
+            .and_then(|v| v.to_str().ok())
+            .zip(answer.get(header::ETAG).and_then(|v| v.to_str().ok()))
+            .is_some_and(|(list, etag)| list_matches(list, etag))
+    }
+
+    /// The answer with these headers and body: `304` when the client's copy is current
+    /// (`If-None-Match` wins over `If-Modified-Since`).
+    fn answer(&self, parts: Parts, body: Bytes) -> Response {
+        let unchanged = match (&self.if_none_match, &self.if_modified_since) {
+            (Some(_), _) => self.names_tag_of(&parts.headers),
+            (None, Some(ims)) => match (
+                parse_http_date(ims),
+                parts
+                    .headers
+                    .get(header::LAST_MODIFIED)
+                    .and_then(parse_http_date),
+            ) {
+                (Some(since), Some(modified)) => modified <= since,
+                _ => false,
+            },
+            (None, None) => false,
+        };
+        if unchanged {
+            return not_modified(parts);
+        }
+        Response::from_parts(parts, Body::from(body))
+    }
+}
+
+/// The response in the content type the request prefers: `application/hal+json` for a
+/// JSON document when asked for alone.
+fn negotiated(mut response: Response, wants_hal: bool) -> Response {
+    if wants_hal
+        && response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v == JSON)
+    {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(HAL_JSON));
+    }
+    response
 }
 
 /// `304` with an answer's headers (but those of its body) and no body.

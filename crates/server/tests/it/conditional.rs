@@ -12,6 +12,7 @@ on_both_backends!(
     if_match_guards_writes,
     unchanged_reads_are_answered_without_reading,
     every_read_of_an_accounts_data_takes_the_shortcut,
+    unchanged_reads_are_served_from_the_remembered_answer,
 );
 
 async fn unchanged_resources_answer_304(s: TestServer) {
@@ -450,4 +451,124 @@ async fn every_read_of_an_accounts_data_takes_the_shortcut(s: TestServer) {
         write(&s, method, &path, &owner, body, expected).await;
         changed(&s, &reads[shown_by.clone()], &tags[shown_by]).await;
     }
+}
+
+/// An unconditional read: its status, headers, body and the queries it cost.
+async fn read(
+    s: &TestServer,
+    method: Method,
+    path: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>, u32) {
+    let mut request = s.request(method, path, token);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let answer = request.send().await.unwrap();
+    let status = answer.status();
+    let headers = answer.headers().clone();
+    let queries = headers["x-db-queries"].to_str().unwrap().parse().unwrap();
+    (
+        status,
+        headers,
+        answer.bytes().await.unwrap().to_vec(),
+        queries,
+    )
+}
+
+async fn unchanged_reads_are_served_from_the_remembered_answer(s: TestServer) {
+    let owner = s.owner_token().await;
+    let product = s
+        .create_product(
+            &owner,
+            json!({"title": "Lamp", "variants": [{"sku": "L-1", "price": 900}]}),
+        )
+        .await;
+    let path = format!("/v2/products/{}", product["id"]);
+    // The first read remembers the answer; on PostgreSQL the second arms it with the
+    // account's commit count. An answer the handler made has no `Age`.
+    let (_, made, body, _) = read(&s, Method::GET, &path, &owner, &[]).await;
+    assert!(!made.contains_key("age"));
+    read(&s, Method::GET, &path, &owner, &[]).await;
+
+    let (status, served, served_body, queries) = read(&s, Method::GET, &path, &owner, &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(queries, shortcut_queries(&s), "served without reading");
+    assert_eq!(served["age"], "0");
+    assert_eq!(served_body, body);
+    for name in [
+        "etag",
+        "last-modified",
+        "cache-control",
+        "vary",
+        "content-type",
+    ] {
+        assert_eq!(served.get(name), made.get(name), "{name}");
+    }
+    assert_eq!(
+        served["content-length"].to_str().unwrap(),
+        body.len().to_string()
+    );
+    assert_ne!(served["x-request-id"], made["x-request-id"]);
+
+    // The content type still follows the request's `Accept`; the body is the same.
+    let hal = [("accept", "application/hal+json")];
+    let (_, headers, hal_body, queries) = read(&s, Method::GET, &path, &owner, &hal).await;
+    assert_eq!(queries, shortcut_queries(&s));
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/hal+json")
+    );
+    assert_eq!(hal_body, body);
+
+    // A tag that is not the answer's: the body; an old enough date: 304.
+    let stale = [("if-none-match", "\"old\"")];
+    let (status, headers, stale_body, _) = read(&s, Method::GET, &path, &owner, &stale).await;
+    assert_eq!((status, stale_body), (StatusCode::OK, body.clone()));
+    assert!(headers.contains_key("age"));
+    let since = [("if-modified-since", made["last-modified"].to_str().unwrap())];
+    let (status, _, empty, queries) = read(&s, Method::GET, &path, &owner, &since).await;
+    assert_eq!((status, empty.len()), (StatusCode::NOT_MODIFIED, 0));
+    assert_eq!(queries, shortcut_queries(&s));
+
+    // HEAD: the headers alone.
+    let (status, headers, empty, _) = read(&s, Method::HEAD, &path, &owner, &[]).await;
+    assert_eq!((status, empty.len()), (StatusCode::OK, 0));
+    assert_eq!(headers.get("etag"), made.get("etag"));
+    assert!(headers.contains_key("age"));
+
+    // `no-cache` is answered by the handler.
+    for asked in [("cache-control", "no-cache"), ("pragma", "no-cache")] {
+        let (_, headers, fresh_body, _) = read(&s, Method::GET, &path, &owner, &[asked]).await;
+        assert!(!headers.contains_key("age"), "{asked:?}");
+        assert_eq!(fresh_body, body);
+    }
+
+    // Another token of the account has its own answer.
+    let other = s.owner_token().await;
+    let (_, headers, _, _) = read(&s, Method::GET, &path, &other, &[]).await;
+    assert!(!headers.contains_key("age"));
+
+    // A write by that token: the next read shows it, and is remembered in turn.
+    write(
+        &s,
+        Method::PUT,
+        &path,
+        &other,
+        json!({"title": "Brighter lamp"}),
+        StatusCode::OK,
+    )
+    .await;
+    let (_, headers, changed_body, _) = read(&s, Method::GET, &path, &owner, &[]).await;
+    assert!(!headers.contains_key("age"));
+    assert_ne!(headers.get("etag"), made.get("etag"));
+    let shown: Value = serde_json::from_slice(&changed_body).unwrap();
+    assert_eq!(shown["title"], "Brighter lamp");
+    read(&s, Method::GET, &path, &owner, &[]).await;
+    let (_, headers, again, queries) = read(&s, Method::GET, &path, &owner, &[]).await;
+    assert!(headers.contains_key("age"));
+    assert_eq!((again, queries), (changed_body, shortcut_queries(&s)));
 }

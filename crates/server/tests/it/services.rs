@@ -70,10 +70,10 @@ async fn an_order_made_by_the_system_reaches_subscribers_as_one_made_through_htt
     let variant_path = format!("/v2/products/{}/variants/{variant_id}", product["id"]);
     let stock_after_http = get(variant_path.clone()).await;
 
-    // Through the services, by the system, with no request around it.
-    let (db, _) = s.open_storage().await;
+    // Through the services, by the system, with no request around it: as the server's
+    // own background work would, on its database.
     let presenter = Arc::new(api::Presenter::new(&s.url));
-    let services = Services::new(db, s.clock.clone(), presenter);
+    let services = Services::new(s.running().db.clone(), s.clock.clone(), presenter);
     let actor = Actor::system("test", s.demo.account_id, s.seller_id());
     let input: NewOrder = serde_json::from_value(order_body(3)).unwrap();
     let made = services::orders::create(&services, &actor, s.shop_id(), input)

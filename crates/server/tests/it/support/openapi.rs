@@ -85,7 +85,13 @@ impl State {
             Some(rest) => format!("/v2{rest}"),
             None => route.to_owned(),
         };
-        let method = answer.method.as_str().to_ascii_lowercase();
+        // HEAD is answered as GET is, without the body.
+        let is_head = answer.method.as_str() == "HEAD";
+        let method = if is_head {
+            "get".to_owned()
+        } else {
+            answer.method.as_str().to_ascii_lowercase()
+        };
         let operation = document["paths"]
             .get(&route)
             .and_then(|item| item.get(&method))
@@ -102,6 +108,9 @@ impl State {
         let Some(content) = response.get("content") else {
             return Ok(());
         };
+        if is_head {
+            return Ok(());
+        }
         let media = answer
             .content_type
             .map(|c| c.split(';').next().unwrap_or("").trim().to_owned())

@@ -540,6 +540,14 @@ async fn unchanged_reads_are_served_from_the_remembered_answer(s: TestServer) {
     assert_eq!(headers.get("etag"), made.get("etag"));
     assert!(headers.contains_key("age"));
 
+    // A HEAD that comes first remembers the whole answer: the GET after it gets the body.
+    let third = s.owner_token().await;
+    read(&s, Method::HEAD, &path, &third, &[]).await;
+    read(&s, Method::HEAD, &path, &third, &[]).await;
+    let (_, headers, after_head, _) = read(&s, Method::GET, &path, &third, &[]).await;
+    assert!(headers.contains_key("age"));
+    assert_eq!(after_head, body);
+
     // `no-cache` is answered by the handler.
     for asked in [("cache-control", "no-cache"), ("pragma", "no-cache")] {
         let (_, headers, fresh_body, _) = read(&s, Method::GET, &path, &owner, &[asked]).await;

@@ -6,10 +6,16 @@
 //! next one, which starts after it was asked, and so counts every commit made before it
 //! was — exactly what a read of its own would count. One round trip answers all who
 //! wait, for the union of their accounts.
+//!
+//! The reads go over a connection of their own, kept between reads, rather than the
+//! pool's: a pooled connection costs a second round trip when it is given back (sqlx
+//! pings it), which would double the database work of every answer given without a
+//! query. It is one connection beyond the pool's `max_connections`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use sqlx::{ConnectOptions, PgConnection};
 use tokio::sync::oneshot;
 
 use crate::db::Database;
@@ -22,6 +28,9 @@ pub struct CommitCounts {
     shared: Arc<Mutex<Queue>>,
 }
 
+/// The one reading task's connection: taken for a read, put back after it.
+type Kept = Option<PgConnection>;
+
 #[derive(Default)]
 struct Queue {
     waiting: Vec<Waiter>,
@@ -29,6 +38,8 @@ struct Queue {
     reading: bool,
     /// The reads sent so far.
     round_trips: u64,
+    /// The reads' own connection, while no read holds it.
+    connection: Kept,
 }
 
 struct Waiter {
@@ -113,17 +124,45 @@ impl CommitCounts {
         self.lock().round_trips
     }
 
+    /// One read; a kept connection that has been lost (or closed by the server while
+    /// idle) is replaced once, as the read changes nothing and may simply be sent again.
     async fn read(&self, accounts: &[i64]) -> Result<HashMap<i64, i64>> {
+        let kept = self.lock().connection.take();
+        if let Some(mut kept) = kept {
+            match Self::read_on(&mut kept, accounts).await {
+                Ok(counts) => {
+                    self.lock().connection = Some(kept);
+                    return Ok(counts);
+                }
+                Err(err) => match Error::from(err) {
+                    Error::Busy(_lost) => {}
+                    other => {
+                        self.lock().connection = Some(kept);
+                        return Err(other);
+                    }
+                },
+            }
+        }
         let pool = self
             .db
             .postgres_pool()
             .expect("only PostgreSQL keeps commit counts");
+        let mut fresh = pool.connect_options().connect().await?;
+        let counts = Self::read_on(&mut fresh, accounts).await?;
+        self.lock().connection = Some(fresh);
+        Ok(counts)
+    }
+
+    async fn read_on(
+        connection: &mut PgConnection,
+        accounts: &[i64],
+    ) -> sqlx::Result<HashMap<i64, i64>> {
         let rows: Vec<(i64, i64)> = sqlx::query_as(
             "SELECT account_id, CAST(SUM(version) AS BIGINT) FROM account_versions \
              WHERE account_id = ANY($1) GROUP BY account_id",
         )
         .bind(accounts)
-        .fetch_all(pool)
+        .fetch_all(connection)
         .await?;
         Ok(rows.into_iter().collect())
     }
@@ -199,6 +238,44 @@ mod tests {
                 round_trips <= 2 + 2 * 20,
                 "{round_trips} reads for 322 sums"
             );
+            db.close().await;
+        }
+    }
+
+    /// The reads' own connection, ended by the server between reads, is replaced by the
+    /// next read, which still counts every commit made before it.
+    #[tokio::test]
+    async fn a_lost_reading_connection_is_replaced_without_failing_a_read() {
+        for TestDatabase { db, url, .. } in test_databases::both().await {
+            if db.backend() != Backend::Postgres {
+                continue;
+            }
+            let counts = CommitCounts::new(db.clone());
+            let mut tx = db.begin().await.unwrap();
+            let one = accounts::insert(&mut tx, "One", Timestamp::from_micros(0))
+                .await
+                .unwrap()
+                .id;
+            tx.commit().await.unwrap();
+            let before = counts.sum_of(&[one]).await.unwrap();
+            let admin = sqlx::PgPool::connect(&url).await.unwrap();
+            let ended: Vec<(bool,)> = sqlx::query_as(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .fetch_all(&admin)
+            .await
+            .unwrap();
+            assert!(!ended.is_empty());
+            sqlx::query("UPDATE accounts SET name = 'Renamed' WHERE id = $1")
+                .bind(one)
+                .execute(&admin)
+                .await
+                .unwrap();
+            let after = counts.sum_of(&[one]).await.unwrap();
+            assert!(after > before, "{after} after {before}");
+            assert_eq!(counts.round_trips(), 2);
+            admin.close().await;
             db.close().await;
         }
     }

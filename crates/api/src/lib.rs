@@ -15,6 +15,7 @@ mod authorization;
 mod catalog;
 mod collections;
 mod credentials;
+mod customers;
 mod docs;
 mod ops;
 mod orders;

@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod clock;
+pub mod customer;
 pub mod limits;
 pub mod money;
 pub mod order;

@@ -44,6 +44,10 @@ pub const TOPICS: &[&str] = &[
     "price_lists.updated.items.upserted",
     "price_lists.updated.items.deleted",
     "price_lists.deleted",
+    "customers",
+    "customers.created",
+    "customers.updated",
+    "customers.deleted",
 ];
 
 /// An order is created in checkout (a cart): its most specific topic.
@@ -77,6 +81,9 @@ pub const PRICE_LISTS_UPDATED: &str = "price_lists.updated";
 pub const PRICE_LIST_ITEMS_UPSERTED: &str = "price_lists.updated.items.upserted";
 pub const PRICE_LIST_ITEMS_DELETED: &str = "price_lists.updated.items.deleted";
 pub const PRICE_LISTS_DELETED: &str = "price_lists.deleted";
+pub const CUSTOMERS_CREATED: &str = "customers.created";
+pub const CUSTOMERS_UPDATED: &str = "customers.updated";
+pub const CUSTOMERS_DELETED: &str = "customers.deleted";
 
 pub fn is_known(topic: &str) -> bool {
     TOPICS.contains(&topic)
@@ -137,6 +144,9 @@ mod tests {
             PRICE_LIST_ITEMS_UPSERTED,
             PRICE_LIST_ITEMS_DELETED,
             PRICE_LISTS_DELETED,
+            CUSTOMERS_CREATED,
+            CUSTOMERS_UPDATED,
+            CUSTOMERS_DELETED,
         ] {
             assert!(is_known(topic), "{topic}");
         }

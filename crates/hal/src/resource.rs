@@ -180,6 +180,19 @@ impl Resource {
         }
     }
 
+    /// A namespaced relation present only when there is a `value` to link to.
+    pub fn rel_opt<T>(
+        self,
+        value: Option<T>,
+        def: &'static RelDef,
+        href: impl FnOnce(T) -> String,
+    ) -> Self {
+        match value {
+            Some(value) => self.rel(def, href(value)),
+            None => self,
+        }
+    }
+
     pub fn embed(mut self, name: &str, resource: Resource) -> Self {
         #[cfg(debug_assertions)]
         self.note_name(Part::Embedded, name);

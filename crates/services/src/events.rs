@@ -72,6 +72,19 @@ impl<'a> Change<'a> {
         item_slug: Option<&'a str>,
         item: &'a Value,
     ) -> Self {
+        Self::of_seller(topic, owner, item_type, item_id, item_slug, item)
+    }
+
+    /// A change of something the seller keeps for all its shops (a customer): heard by
+    /// the subscriptions of every shop of the seller.
+    pub fn of_seller(
+        topic: &'static str,
+        owner: (i64, i64),
+        item_type: &'static str,
+        item_id: i64,
+        item_slug: Option<&'a str>,
+        item: &'a Value,
+    ) -> Self {
         let (account_id, seller_id) = owner;
         Self {
             topic,

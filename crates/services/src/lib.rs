@@ -24,6 +24,7 @@ pub mod taken;
 
 pub mod assets;
 pub mod collections;
+pub mod customers;
 pub mod orders;
 pub mod price_lists;
 pub mod product_types;

@@ -4,12 +4,14 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, orders, price_lists, product_types, products, shops, variants, webhooks,
+    assets, collections, customers, orders, price_lists, product_types, products, shops, variants,
+    webhooks,
 };
 
 pub trait Present:
     assets::Present
     + collections::Present
+    + customers::Present
     + orders::Present
     + price_lists::Present
     + products::Present
@@ -25,6 +27,7 @@ pub trait Present:
 impl<T> Present for T where
     T: assets::Present
         + collections::Present
+        + customers::Present
         + orders::Present
         + price_lists::Present
         + products::Present

@@ -26,6 +26,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         U::SellersSlug | U::ProductsSlug | U::CollectionsSlug => Field("slug"),
         U::ShopsSubdomain => Field("subdomain"),
         U::ProductTypesName => Field("name"),
+        U::CustomersEmail => Field("email"),
         U::VariantsSku => Field("sku"),
         // Tiers are written as an upsert, so only a race can reach the index, and the
         // request may name several items.
@@ -43,6 +44,8 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::SellerProductCounts
         | U::ProductShops
         | U::ProductTags
+        | U::CustomerTags
+        | U::CustomerSpending
         | U::ProductWords
         | U::AccountVersions
         | U::ProductAssetData

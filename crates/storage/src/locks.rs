@@ -36,9 +36,13 @@
 //!    `products_count` of smart collections (rows in id order), the seller's product
 //!    counts. Their other writers hold the seller exclusively (smart collections) or lock
 //!    nothing else (product types), so none of them ever waits for a product.
-//! 9. **webhooks**: a subscription's row; the deliveries an event fans out to hold it
-//!    `FOR KEY SHARE` through their foreign key.
-//! 10. **the outbox**: events and their deliveries, written last.
+//! 9. **customers**: a customer's row, `FOR UPDATE` by writes to the customer (its fields,
+//!    addresses, tags) and by order moves that change its figures, after everything else
+//!    the move locks. Deleting a customer unlinks its orders through the foreign key, so
+//!    it first locks those orders (level 1), then the customer.
+//! 10. **webhooks**: a subscription's row; the deliveries an event fans out to hold it
+//!     `FOR KEY SHARE` through their foreign key.
+//! 11. **the outbox**: events and their deliveries, written last.
 //!
 //! A row whose other writers wait for nothing after taking it (a product type, a shop, a
 //! webhook, a new row) cannot close a cycle, so a write may take it earlier than its

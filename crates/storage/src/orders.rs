@@ -44,6 +44,9 @@ pub struct Order {
     pub courier_name: Option<String>,
     pub tracking_url: Option<String>,
     pub app_id: Option<i64>,
+    /// The customer the order is linked to; the contact fields above are the order's own
+    /// copy, kept when the customer changes or goes.
+    pub contact_id: Option<i64>,
     pub created_on: Timestamp,
     pub updated_on: Timestamp,
     pub placed_on: Option<Timestamp>,
@@ -56,8 +59,8 @@ macro_rules! columns {
     () => {
         "id, account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, phone_number, \
          shipping_address, billing_address, note, net_total, discount_total, shipping_total, tax_total, total, \
-         tracking_code, courier_name, tracking_url, app_id, created_on, updated_on, placed_on, closed_on, \
-         shipped_on, cancelled_on"
+         tracking_code, courier_name, tracking_url, app_id, contact_id, created_on, updated_on, placed_on, \
+         closed_on, shipped_on, cancelled_on"
     };
 }
 
@@ -67,6 +70,8 @@ pub const SORT_FIELDS: &[&str] = &["id", "code", "total", "created_on", "updated
 /// The contact, addresses and note of an order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OrderDetails {
+    /// The customer linked, if any.
+    pub contact_id: Option<i64>,
     pub email: Option<String>,
     pub contact_name: Option<String>,
     pub phone_number: Option<String>,
@@ -86,6 +91,7 @@ pub struct Tracking {
 impl Order {
     pub fn details(&self) -> OrderDetails {
         OrderDetails {
+            contact_id: self.contact_id,
             email: self.email.clone(),
             contact_name: self.contact_name.clone(),
             phone_number: self.phone_number.clone(),
@@ -96,6 +102,7 @@ impl Order {
     }
 
     pub fn set_details(&mut self, details: OrderDetails) {
+        self.contact_id = details.contact_id;
         self.email = details.email;
         self.contact_name = details.contact_name;
         self.phone_number = details.phone_number;
@@ -184,6 +191,8 @@ pub struct OrderFilter {
     pub statuses: Option<Vec<OrderStatus>>,
     pub shop_ids: Option<Vec<i64>>,
     pub codes: Option<Vec<i64>>,
+    /// Orders linked to these customers.
+    pub contact_ids: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
     pub net_total: (Option<i64>, Option<i64>),
     pub shipping_total: (Option<i64>, Option<i64>),
@@ -227,6 +236,7 @@ pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i
 /// The columns of what the buyer tells.
 fn with_details(columns: Columns, details: &OrderDetails) -> Columns {
     columns
+        .set("contact_id", details.contact_id)
         .set("email", &details.email)
         .set("contact_name", &details.contact_name)
         .set("phone_number", &details.phone_number)
@@ -348,6 +358,9 @@ pub async fn list(
     }
     if let Some(codes) = &filter.codes {
         f.any_of("code", codes.iter().copied().map(Arg::Int));
+    }
+    if let Some(ids) = &filter.contact_ids {
+        f.any_of("contact_id", ids.iter().copied().map(Arg::Int));
     }
     for word in filter.words.iter().flatten() {
         f.condition(|p| matching_word(p, word));

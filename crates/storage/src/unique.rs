@@ -83,6 +83,10 @@ unique_indexes! {
     WebhookDeliveriesEvent = "webhook_deliveries_event_key" on webhook_deliveries (webhook_id, event_id);
     OrderCodes = "order_codes_pkey" on order_codes (shop_id);
     OrdersCode = "orders_code_key" on orders (shop_id, code);
+    /// Emails per seller, whatever their case (a customer may have none).
+    CustomersEmail = "customers_email_key" on customers (seller_id, email_key);
+    CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
+    CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

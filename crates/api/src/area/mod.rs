@@ -80,6 +80,7 @@ areas!(
     collections,
     product_types,
     price_lists,
+    customers,
     orders,
     webhooks,
     credentials,

@@ -39,6 +39,7 @@ pub static ORDER_LIST: ListSpec = ListSpec {
         "status",
         "shop_ids",
         "code",
+        "contact_id",
         "total.gte",
         "total.lte",
         "net_total.gte",
@@ -59,8 +60,35 @@ async fn list(
     auth: Auth,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
+    respond_list(
+        &state,
+        &auth,
+        query.as_deref(),
+        area::ORDERS.pattern(),
+        None,
+    )
+    .await
+}
+
+/// A page of orders under the request's filters, narrowed to one customer's when
+/// `contact_id` is given; `path` is the list's own.
+pub(crate) async fn respond_list(
+    state: &AppState,
+    auth: &Auth,
+    query: Option<&str>,
+    path: &str,
+    contact_id: Option<i64>,
+) -> ApiResult<Hal> {
     auth.require(Scope::OrdersRead)?;
-    let (request, filter) = ORDER_LIST.read(query.as_deref(), filter)?;
+    let (request, mut filter) = ORDER_LIST.read(query, filter)?;
+    if let Some(id) = contact_id {
+        // Narrowed to the customer, within whatever `contact_id` the query names.
+        let named = filter
+            .contact_ids
+            .as_ref()
+            .is_none_or(|ids| ids.contains(&id));
+        filter.contact_ids = Some(if named { vec![id] } else { Vec::new() });
+    }
     let page = auth
         .tenant_page(|tenant| {
             orders::list(&state.db, tenant, &filter, request.sort, request.window())
@@ -69,7 +97,7 @@ async fn list(
     let ids: Vec<i64> = page.0.iter().map(|o| o.id).collect();
     let lines = orders::lines_of(&state.db, &ids).await?;
     Ok(request
-        .respond(&state, area::ORDERS.pattern(), page, |order| {
+        .respond(state, path, page, |order| {
             order_resource(
                 &state.urls,
                 auth.scopes,
@@ -77,7 +105,7 @@ async fn list(
                 lines_of_order(&lines, order.id),
             )
         })
-        .showing(AccountData::own(&auth)))
+        .showing(AccountData::own(auth)))
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code
@@ -100,6 +128,7 @@ fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
         words: params.get("q").and_then(search::query_words),
         statuses,
         shop_ids: params.id_list("shop_ids", errors),
+        contact_ids: params.id_list("contact_id", errors),
         codes: params
             .list("code")
             .map(|codes| codes.iter().filter_map(|c| c.parse().ok()).collect()),

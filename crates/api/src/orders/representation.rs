@@ -36,6 +36,8 @@ pub struct OrderFields<'a> {
     courier_name: Option<&'a str>,
     tracking_url: Option<&'a str>,
     app_id: Option<i64>,
+    /// The customer the order is linked to.
+    contact_id: Option<i64>,
     created_on: Timestamp,
     updated_on: Timestamp,
     placed_on: Option<Timestamp>,
@@ -96,6 +98,7 @@ pub fn order_resource(
         courier_name: order.courier_name.as_deref(),
         tracking_url: order.tracking_url.as_deref(),
         app_id: order.app_id,
+        contact_id: order.contact_id,
         created_on: order.created_on,
         updated_on: order.updated_on,
         placed_on: order.placed_on,
@@ -123,6 +126,13 @@ pub fn order_resource(
         .rel_if(viewer.contains(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.shop(order.shop_id)
         })
+        .rel_opt(
+            order
+                .contact_id
+                .filter(|_| viewer.contains(Scope::CustomersRead)),
+            &rels::CUSTOMERS_CUSTOMER,
+            |contact| urls.customer(contact),
+        )
         .embed_all("lines", lines.iter().map(line_resource))
 }
 

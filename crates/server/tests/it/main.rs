@@ -15,6 +15,7 @@ mod collections;
 mod conditional;
 mod credentials;
 mod credentials_scopes;
+mod customers;
 mod encryption_keys;
 mod field_errors;
 mod fuzz;

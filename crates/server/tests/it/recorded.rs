@@ -255,6 +255,27 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     r.get(&format!("{list_path}/prices?variant_ids={variant_id}"))
         .await;
 
+    // A customer with an address; the order below links to it by email.
+    let customer = r
+        .send(
+            M::POST,
+            "/v2/customers",
+            Some(json!({"first_name": "Ana", "last_name": "Rojas", "email": "Buyer@example.com",
+                "tags": ["vip"], "addresses": [{"street": "Main 1", "locality": "Valparaíso", "country_code": "CL"}]})),
+            S::CREATED,
+        )
+        .await;
+    let customer_path = format!("/v2/customers/{}", customer["id"]);
+    r.send(
+        M::POST,
+        &format!("{customer_path}/addresses"),
+        Some(json!({"street": "Office 2", "locality": "Santiago", "country_code": "CL", "default_billing": true})),
+        S::CREATED,
+    )
+    .await;
+    r.send(M::PUT, &customer_path, Some(json!({"opt_in": true})), S::OK)
+        .await;
+
     // Orders along the state machine.
     let orders = format!("/v2/shops/{shop}/orders");
     let order = r
@@ -298,6 +319,9 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     .await;
     r.get("/v2/orders").await;
     r.get(&format!("/v2/products/{product_id}")).await;
+    r.get(&customer_path).await;
+    r.get(&format!("{customer_path}/orders")).await;
+    r.get("/v2/customers?tags=VIP").await;
 
     // Webhooks: the topics, and a target the guard refuses.
     r.get("/v2/webhooks/topics").await;

@@ -75,6 +75,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(s: TestServer) {
         curies,
         [
             "collections",
+            "customers",
             "orders",
             "price_lists",
             "product_types",
@@ -181,6 +182,11 @@ async fn every_root_link_answers(s: TestServer) {
             "price_lists:price_list",
             "/v2/price_lists",
             json!({"name": "Linked"}),
+        ),
+        (
+            "customers:customer",
+            "/v2/customers",
+            json!({"email": "linked@example.com"}),
         ),
         (
             "webhooks:webhook",

@@ -50,6 +50,11 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         FLAG,
     ),
     (
+        Some("column customers.opt_in: int not null default 0"),
+        Some("column customers.opt_in: bool not null default 0"),
+        FLAG,
+    ),
+    (
         Some("column products.all_shops: int not null"),
         Some("column products.all_shops: bool not null"),
         FLAG,

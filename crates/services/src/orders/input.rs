@@ -2,6 +2,7 @@
 //! fields, addresses, amounts, and which fields an order's status lets change. (Whether a
 //! variant may be sold in the shop, and at what price, is checked by the operations.)
 
+use crate::customers::ContactLink;
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
 use domain::{FieldErrors, Patch, limits, validation};
@@ -40,6 +41,10 @@ pub struct NewOrder {
     /// The order's lines; also accepted as `line_items`, its Bootic v1 name.
     #[serde(alias = "line_items")]
     lines: Vec<LineInput>,
+    /// A customer of the shop's seller; without it, the order is linked to the customer
+    /// with its email (created when there is none).
+    #[serde(default)]
+    contact_id: Option<i64>,
     #[serde(default)]
     email: Option<String>,
     #[serde(default)]
@@ -60,6 +65,8 @@ pub struct NewOrder {
 #[derive(Debug)]
 pub struct OrderDraft {
     pub details: OrderDetails,
+    /// Whom the order is linked to.
+    pub contact: ContactLink,
     pub shipping_total: i64,
     /// `None`: the lines stay as they are.
     pub lines: Option<Vec<WantedLine>>,
@@ -70,6 +77,7 @@ impl NewOrder {
         let shipping_total = self.shipping_total.unwrap_or(0);
         errors.check("shipping_total", amount(shipping_total));
         let details = OrderDetails {
+            contact_id: None,
             email: contact_text("email", self.email, errors),
             contact_name: contact_text("contact_name", self.contact_name, errors),
             phone_number: contact_text("phone_number", self.phone_number, errors),
@@ -79,6 +87,9 @@ impl NewOrder {
         };
         OrderDraft {
             details,
+            contact: self
+                .contact_id
+                .map_or(ContactLink::ByEmail, ContactLink::Id),
             shipping_total,
             lines: Some(lines(self.lines, errors)),
         }
@@ -90,6 +101,10 @@ pub struct OrderChanges {
     /// The order's new lines; also accepted as `line_items`, its Bootic v1 name.
     #[serde(default, alias = "line_items")]
     lines: Patch<Vec<LineInput>>,
+    /// In checkout: a customer of the shop's seller, or null to unlink the order. A new
+    /// email in checkout links the order to the customer with that email.
+    #[serde(default)]
+    contact_id: Patch<i64>,
     #[serde(default)]
     email: Patch<String>,
     #[serde(default)]
@@ -124,6 +139,7 @@ impl OrderChanges {
                 ("shipping_address", !self.shipping_address.is_absent()),
                 ("billing_address", !self.billing_address.is_absent()),
                 ("shipping_total", !self.shipping_total.is_absent()),
+                ("contact_id", !self.contact_id.is_absent()),
             ] {
                 if given {
                     errors.add(field, checkout_only(order.status));
@@ -138,16 +154,25 @@ impl OrderChanges {
                 errors.add(field, "can't be null");
             }
         }
-        let mut details = order.details();
-        let mut contact = |field: &str, patch: Patch<String>, slot: &mut Option<String>| match patch
-        {
-            Patch::Absent => {}
-            Patch::Null => *slot = None,
-            Patch::Value(v) => *slot = contact_text(field, Some(v), errors),
+        // In checkout the order follows its email to a customer; after it, the email is
+        // the order's copy and the link stays.
+        let contact = match (&self.contact_id, &self.email) {
+            _ if !order.status.is_editable() => ContactLink::Keep,
+            (Patch::Value(id), _) => ContactLink::Id(*id),
+            (Patch::Null, _) => ContactLink::Unlinked,
+            (Patch::Absent, Patch::Absent) => ContactLink::Keep,
+            (Patch::Absent, _) => ContactLink::ByEmail,
         };
-        contact("email", self.email, &mut details.email);
-        contact("contact_name", self.contact_name, &mut details.contact_name);
-        contact("phone_number", self.phone_number, &mut details.phone_number);
+        let mut details = order.details();
+        let mut contact_field =
+            |field: &str, patch: Patch<String>, slot: &mut Option<String>| match patch {
+                Patch::Absent => {}
+                Patch::Null => *slot = None,
+                Patch::Value(v) => *slot = contact_text(field, Some(v), errors),
+            };
+        contact_field("email", self.email, &mut details.email);
+        contact_field("contact_name", self.contact_name, &mut details.contact_name);
+        contact_field("phone_number", self.phone_number, &mut details.phone_number);
         for (field, patch, slot) in [
             (
                 "shipping_address",
@@ -187,6 +212,7 @@ impl OrderChanges {
         };
         OrderDraft {
             details,
+            contact,
             shipping_total,
             lines,
         }

@@ -13,8 +13,9 @@ use storage::orders::{self as stored, LineData, Order, OrderLine};
 use storage::shops::{self, Shop};
 use storage::{ScopedExt, Tx, tenant_rows};
 
-use self::input::{NewOrder, OrderChanges, ShipInput};
+use self::input::{NewOrder, OrderChanges, OrderDraft, ShipInput, WantedLine};
 use self::pricing::{order_totals, priced_lines};
+use crate::customers::{self, ContactOf};
 use crate::events::Change;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
@@ -48,8 +49,13 @@ pub async fn create(
                 let shop = shops::find(&mut *tx, actor.tenant, shop_id)
                     .await?
                     .ok_or(ServiceError::NotFound)?;
+                let mut details = draft.details.clone();
+                details.contact_id =
+                    linked_contact(tx, op, &shop, draft, None, &mut errors).await?;
                 let wanted = draft.lines.as_deref().unwrap_or_default();
-                let mut lines = priced_lines(tx, &shop, wanted, op.now, &mut errors).await?;
+                let mut lines =
+                    priced_lines(tx, &shop, wanted, details.contact_id, op.now, &mut errors)
+                        .await?;
                 let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
                 errors.into_result()?;
 
@@ -60,7 +66,7 @@ pub async fn create(
                     shop_id: shop.id,
                     code,
                     currency_code: &shop.currency_code,
-                    details: &draft.details,
+                    details: &details,
                     totals,
                     app_id: actor.app_id(),
                 };
@@ -93,15 +99,38 @@ pub async fn update(
                 let draft = changes.clone().apply(&current.order, &mut errors);
                 let shop = shop_of(tx, op, &current.order).await?;
                 let before: Vec<LineData> = current.lines.iter().map(|l| l.sold.clone()).collect();
-                let mut lines = match &draft.lines {
-                    Some(wanted) => priced_lines(tx, &shop, wanted, op.now, &mut errors).await?,
+                let mut details = draft.details.clone();
+                details.contact_id =
+                    linked_contact(tx, op, &shop, &draft, current.order.contact_id, &mut errors)
+                        .await?;
+                // Prices depend on the buyer: a cart that changes hands is priced again
+                // (unless a line's variant has gone since, which it cannot be again).
+                let contact = details.contact_id;
+                let wanted = match &draft.lines {
+                    Some(wanted) => Some(wanted.clone()),
+                    None if contact != current.order.contact_id => current
+                        .lines
+                        .iter()
+                        .map(|l| {
+                            l.sold.variant_id.map(|variant_id| WantedLine {
+                                variant_id,
+                                quantity: l.sold.quantity,
+                            })
+                        })
+                        .collect(),
+                    None => None,
+                };
+                let mut lines = match &wanted {
+                    Some(wanted) => {
+                        priced_lines(tx, &shop, wanted, contact, op.now, &mut errors).await?
+                    }
                     None => before.clone(),
                 };
                 let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
                 errors.into_result()?;
 
                 let mut order = current.order.clone();
-                order.set_details(draft.details);
+                order.set_details(details);
                 order.set_totals(totals);
                 if order == current.order && lines == before {
                     let shown = show(op, &current);
@@ -151,11 +180,13 @@ pub async fn transition(
                     stock::move_stock(tx, op, &current.order, &current.lines, effect).await?;
                 }
                 let mut order = current.order;
+                let from = order.status;
                 order.enter(to, op.now);
                 if let Some(tracking) = tracking {
                     order.set_tracking(tracking.clone());
                 }
                 stored::save(tx, &order, op.now).await?;
+                customers::record_order_move(tx, op, &order, from).await?;
                 let shop = shop_of(tx, op, &order).await?;
                 let written = reload(tx, op, id).await?;
                 let shown = record(tx, op, transition.topic(), &shop, &written).await?;
@@ -195,6 +226,25 @@ pub async fn delete(
             .scoped()
         })
         .await
+}
+
+/// The customer the order is to be linked to, as the draft says.
+async fn linked_contact(
+    tx: &mut Tx,
+    op: Op<'_>,
+    shop: &Shop,
+    draft: &OrderDraft,
+    current: Option<i64>,
+    errors: &mut FieldErrors,
+) -> ServiceResult<Option<i64>> {
+    let details = &draft.details;
+    let order = ContactOf {
+        current,
+        email: details.email.as_deref(),
+        name: details.contact_name.as_deref(),
+        phone_number: details.phone_number.as_deref(),
+    };
+    customers::resolve_contact(tx, op, shop.seller_id, draft.contact, order, errors).await
 }
 
 /// The order with its lines, locked, once the caller's expectation of it holds.

@@ -19,6 +19,7 @@ pub(super) async fn priced_lines(
     tx: &mut Tx,
     shop: &Shop,
     wanted: &[WantedLine],
+    contact_id: Option<i64>,
     now: Timestamp,
     errors: &mut FieldErrors,
 ) -> ServiceResult<Vec<LineData>> {
@@ -30,7 +31,7 @@ pub(super) async fn priced_lines(
     let purchase = Purchase {
         at: now,
         currency_code: &shop.currency_code,
-        contact_id: None,
+        contact_id,
     };
     let lists = price_lists::pricing_lists(&mut *tx, shop.seller_id, &purchase, &ids).await?;
     let mut lines = Vec::with_capacity(wanted.len());

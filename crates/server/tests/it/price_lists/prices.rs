@@ -11,6 +11,7 @@ use crate::support::{TestServer, error_fields};
 on_both_backends!(
     prices_follow_tiers_kinds_and_conditions,
     the_loader_finds_applicable_lists_in_two_queries,
+    orders_are_priced_for_their_customer,
 );
 
 async fn prices(s: &TestServer, token: &str, list_id: i64, query: &str) -> Value {
@@ -302,4 +303,72 @@ async fn the_loader_finds_applicable_lists_in_two_queries(s: TestServer) {
     assert_eq!(won.price, 500);
     assert_eq!(won.applied.map(|a| a.price_list_id), Some(ids[3]));
     db.close().await;
+}
+
+/// A list for some customers prices the orders linked to them — named by id, found by
+/// email, or linked later in checkout (the cart is priced again) — and no one else's.
+async fn orders_are_priced_for_their_customer(s: TestServer) {
+    let token = s.owner_token().await;
+    let (_, v) = two_variant_product(&s, &token, "Vase").await;
+    let (status, vip) = super::send(
+        &s,
+        reqwest::Method::POST,
+        "/v2/customers",
+        &token,
+        json!({"email": "vip@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{vip}");
+    let list = create_list(
+        &s,
+        &token,
+        json!({"name": "VIP", "status": "active", "contact_ids": [id_of(&vip)]}),
+    )
+    .await;
+    put_items(
+        &s,
+        &token,
+        id_of(&list),
+        json!([{"variant_id": v[0], "price": 600}]),
+    )
+    .await;
+    let order = |body: Value| {
+        let s = &s;
+        let token = &token;
+        async move {
+            let (status, order) = super::send(
+                s,
+                reqwest::Method::POST,
+                &format!("/v2/shops/{}/orders", s.shop_id()),
+                token,
+                body,
+            )
+            .await;
+            assert_eq!(status, StatusCode::CREATED, "{order}");
+            order
+        }
+    };
+    let line = json!([{"variant_id": v[0], "quantity": 2}]);
+    let anyone = order(json!({"lines": line, "email": "someone@example.com"})).await;
+    assert_eq!(anyone["net_total"], 2000, "the variant's own price");
+    let by_id = order(json!({"lines": line, "contact_id": id_of(&vip)})).await;
+    assert_eq!(by_id["net_total"], 1200);
+    let by_email = order(json!({"lines": line, "email": "VIP@example.com"})).await;
+    assert_eq!(by_email["contact_id"], vip["id"]);
+    assert_eq!(by_email["net_total"], 1200);
+    let (status, relinked) = super::send(
+        &s,
+        reqwest::Method::PUT,
+        &format!("/v2/orders/{}", anyone["id"]),
+        &token,
+        json!({"email": "vip@example.com"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{relinked}");
+    assert_eq!(relinked["contact_id"], vip["id"]);
+    assert_eq!(
+        relinked["net_total"], 1200,
+        "priced again for its new buyer"
+    );
+    assert_eq!(relinked["_embedded"]["lines"][0]["unit_price"], 600);
 }

@@ -359,25 +359,13 @@ pub async fn addresses_of<'a>(
     exec: impl Into<Exec<'a>>,
     customer_ids: &[i64],
 ) -> Result<Vec<CustomerAddress>> {
-    if customer_ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut f = Filter::new();
-    f.any_of("customer_id", customer_ids.iter().copied().map(Arg::Int));
-    let sql = format!(
-        concat!(
-            "SELECT ",
-            address_columns!(),
-            " FROM customer_addresses{} ORDER BY customer_id, id"
-        ),
-        f.where_sql()
-    );
-    Ok(fetch_all_bound!(
+    rows_of(
         exec.into(),
-        CustomerAddress,
-        sql,
-        f.args()
-    )?)
+        concat!("SELECT ", address_columns!(), " FROM customer_addresses"),
+        customer_ids,
+        "id",
+    )
+    .await
 }
 
 /// What these customers spent, per currency in code order: one query for a page of them.
@@ -385,17 +373,29 @@ pub async fn spending_of<'a>(
     exec: impl Into<Exec<'a>>,
     customer_ids: &[i64],
 ) -> Result<Vec<Spending>> {
+    rows_of(
+        exec.into(),
+        "SELECT customer_id, currency_code, total FROM customer_spending",
+        customer_ids,
+        "currency_code",
+    )
+    .await
+}
+
+/// `select`'s rows of these customers, by customer and then `then_by`.
+async fn rows_of<R: crate::tenant_rows::Row>(
+    exec: Exec<'_>,
+    select: &'static str,
+    customer_ids: &[i64],
+    then_by: &'static str,
+) -> Result<Vec<R>> {
     if customer_ids.is_empty() {
         return Ok(Vec::new());
     }
     let mut f = Filter::new();
     f.any_of("customer_id", customer_ids.iter().copied().map(Arg::Int));
-    let sql = format!(
-        "SELECT customer_id, currency_code, total FROM customer_spending{} \
-         ORDER BY customer_id, currency_code",
-        f.where_sql()
-    );
-    Ok(fetch_all_bound!(exec.into(), Spending, sql, f.args())?)
+    let sql = format!("{select}{} ORDER BY customer_id, {then_by}", f.where_sql());
+    Ok(fetch_all_bound!(exec, R, sql, f.args())?)
 }
 
 /// The customer's address with this id.

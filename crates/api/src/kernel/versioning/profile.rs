@@ -15,6 +15,9 @@ const RENAMED: &[(&str, &str)] = &[
     ("collections:products", "btc:collection_products"),
     ("product_types:products", "btc:product_type_products"),
     ("sellers:shops", "btc:seller_shops"),
+    // v1 called a shop's customers its contacts.
+    ("customers:customers", "btc:contacts"),
+    ("customers:orders", "btc:customer_orders"),
 ];
 
 /// The root's links that v1 also named otherwise: every product is `btc:all_products`.

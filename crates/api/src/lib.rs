@@ -15,6 +15,7 @@ mod authorization;
 mod catalog;
 mod collections;
 mod credentials;
+mod customer_account;
 mod customers;
 mod docs;
 mod ops;

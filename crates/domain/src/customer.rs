@@ -14,6 +14,13 @@ text_enum! {
     }
 }
 
+impl CustomerStatus {
+    /// Whether the customer may sign in (and keep a session).
+    pub const fn may_sign_in(self) -> bool {
+        !matches!(self, CustomerStatus::Disabled)
+    }
+}
+
 /// The most addresses a customer keeps.
 pub const ADDRESSES_MAX: usize = 50;
 

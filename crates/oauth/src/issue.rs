@@ -75,7 +75,7 @@ impl AuthService {
         let signed = self.sign_access_token(grant, now);
         let user_id = match grant.subject {
             Subject::User { id, .. } => Some(id),
-            Subject::App => None,
+            Subject::App | Subject::Customer { .. } => None,
         };
         tokens::insert(
             tx,
@@ -84,6 +84,7 @@ impl AuthService {
                 kind: TokenKind::Access,
                 app_id: grant.app_id,
                 user_id,
+                customer_id: None,
                 account_id: grant.account_id,
                 seller_id: grant.seller_id,
                 grant_type: grant_type.as_str(),
@@ -147,7 +148,7 @@ impl AuthService {
 
     /// Makes committed revocations effective on this node at once (others follow within
     /// their refresh interval).
-    pub(crate) fn revoked(&self, revoked: Vec<tokens::Revoked>) {
+    pub fn revoked(&self, revoked: Vec<tokens::Revoked>) {
         self.revocations.insert(revoked);
     }
 }

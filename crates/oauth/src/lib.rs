@@ -5,6 +5,7 @@
 
 pub mod apps;
 mod control;
+pub mod customer_sessions;
 mod description;
 mod endpoints;
 mod error;
@@ -31,7 +32,7 @@ pub use endpoints::{Introspection, Metadata, routes};
 pub use error::{OAuthCode, OAuthError};
 pub use issue::{TokenAnswer, new_family_id};
 pub use pages::SESSION_COOKIE;
-pub use principal::{Principal, Subject};
+pub use principal::{Principal, SignedInCustomer, Subject};
 pub use service::{AuthConfig, AuthService, SignInThrottle, StartError};
 pub use sign_in::SignInError;
 /// Random secrets and sealing, shared with the rest of the service.

@@ -193,6 +193,7 @@ impl AuthService {
                 kind: TokenKind::Personal,
                 app_id: app.id,
                 user_id: Some(user.id),
+                customer_id: None,
                 account_id: Some(user.account_id),
                 seller_id: None,
                 grant_type: "personal_access_token",

@@ -9,6 +9,10 @@ pub enum Subject {
     User { id: i64, role: Role },
     /// An app acting for itself (client credentials).
     App,
+    /// A shop's customer signed in through a storefront app (a customer session). Such a
+    /// token holds no scope: it reaches only the customer's own profile, addresses and
+    /// orders, through the routes made for them.
+    Customer { id: i64 },
 }
 
 impl Subject {
@@ -18,6 +22,7 @@ impl Subject {
         match self {
             Subject::User { role, .. } => role.ceiling(),
             Subject::App => domain::role::app_ceiling(),
+            Subject::Customer { .. } => ScopeSet::EMPTY,
         }
     }
 }
@@ -46,25 +51,45 @@ impl Principal {
         self.scopes.contains(scope)
     }
 
-    /// The data this principal may see; `None` for tokens bound to no account.
+    /// The data this principal may see; `None` for tokens bound to no account, and for
+    /// customers, who see only their own (`customer`).
     pub fn tenant(&self) -> Option<Tenant> {
+        if matches!(self.subject, Subject::Customer { .. }) {
+            return None;
+        }
         self.account_id.map(|account_id| Tenant {
             account_id,
             seller_id: self.seller_id,
         })
     }
 
+    /// The signed-in customer a customer session's token speaks for.
+    pub fn customer(&self) -> Option<SignedInCustomer> {
+        match (self.subject.clone(), self.account_id, self.seller_id) {
+            (Subject::Customer { id }, Some(account_id), Some(seller_id)) => {
+                Some(SignedInCustomer {
+                    id,
+                    tenant: Tenant {
+                        account_id,
+                        seller_id: Some(seller_id),
+                    },
+                })
+            }
+            _ => None,
+        }
+    }
+
     pub fn user_id(&self) -> Option<i64> {
         match self.subject {
             Subject::User { id, .. } => Some(id),
-            Subject::App => None,
+            Subject::App | Subject::Customer { .. } => None,
         }
     }
 
     pub fn role(&self) -> Option<Role> {
         match self.subject {
             Subject::User { role, .. } => Some(role),
-            Subject::App => None,
+            Subject::App | Subject::Customer { .. } => None,
         }
     }
 
@@ -74,6 +99,15 @@ impl Principal {
         match self.subject {
             Subject::User { id, .. } => format!("user:{id}/app:{}", self.app_id),
             Subject::App => format!("app:{}", self.app_id),
+            Subject::Customer { id } => format!("customer:{id}/app:{}", self.app_id),
         }
     }
+}
+
+/// A customer signed in: who, and the seller's data they belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedInCustomer {
+    pub id: i64,
+    /// The customer's account and seller.
+    pub tenant: Tenant,
 }

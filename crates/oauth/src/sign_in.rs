@@ -37,9 +37,33 @@ impl AuthService {
         secret: &str,
         ip: Option<IpAddr>,
     ) -> Result<User, SignInError> {
-        let user_key = user_key(username);
+        self.throttled(&user_key(username), ip, || async {
+            let user = users::find_by_email(&self.db, username).await?;
+            let verified = password::verify(
+                secret.to_owned(),
+                user.as_ref().map(|u| u.password_hash.clone()),
+            )
+            .await;
+            Ok(user.filter(|_| verified))
+        })
+        .await
+    }
+
+    /// Runs a sign-in `attempt` (`None`: the credentials are wrong) unless `subject_key`
+    /// (who is signing in) or the client's address is locked, counting a failure against
+    /// both and clearing the subject's count on success.
+    pub(crate) async fn throttled<T, F, Fut>(
+        &self,
+        subject_key: &str,
+        ip: Option<IpAddr>,
+        attempt: F,
+    ) -> Result<T, SignInError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = storage::Result<Option<T>>>,
+    {
         let address_key = ip.map(address_key);
-        let keys: Vec<&str> = std::iter::once(user_key.as_str())
+        let keys: Vec<&str> = std::iter::once(subject_key)
             .chain(address_key.as_deref())
             .collect();
         let now = self.clock.now();
@@ -47,21 +71,15 @@ impl AuthService {
             let secs = (until.as_micros() - now.as_micros()).div_euclid(1_000_000) + 1;
             return Err(SignInError::Throttled(u64::try_from(secs).unwrap_or(1)));
         }
-        let user = users::find_by_email(&self.db, username).await?;
-        let verified = password::verify(
-            secret.to_owned(),
-            user.as_ref().map(|u| u.password_hash.clone()),
-        )
-        .await;
-        match user {
-            Some(user) if verified => {
+        match attempt().await? {
+            Some(signed_in) => {
                 let mut tx = self.db.begin().await?;
-                sign_in_failures::clear(&mut tx, &user_key).await?;
+                sign_in_failures::clear(&mut tx, subject_key).await?;
                 tx.commit().await?;
-                Ok(user)
+                Ok(signed_in)
             }
-            _ => {
-                self.record_failures(&self.db, &user_key, address_key.as_deref())
+            None => {
+                self.record_failures(&self.db, subject_key, address_key.as_deref())
                     .await?;
                 Err(SignInError::Wrong)
             }

@@ -18,7 +18,7 @@ pub const PERSONAL: &str = "pat";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct AccessClaims {
     pub iss: String,
-    /// `user:{id}` or `app:{id}`.
+    /// `user:{id}`, `app:{id}` or `customer:{id}`.
     pub sub: String,
     pub iat: i64,
     /// Absent only on personal tokens that never expire.
@@ -139,6 +139,7 @@ impl AuthService {
         let (sub, role) = match grant.subject {
             Subject::User { id, role } => (format!("user:{id}"), Some(role.as_str().to_owned())),
             Subject::App => (format!("app:{}", grant.app_id), None),
+            Subject::Customer { id } => (format!("customer:{id}"), None),
         };
         let claims = AccessClaims {
             iss: self.config.issuer.clone(),
@@ -239,6 +240,12 @@ fn principal_from(claims: AccessClaims) -> Result<Principal, VerifyError> {
             Subject::User { id, role }
         }
         Some(("app", _)) => Subject::App,
+        // A customer belongs to one seller's data, which the token must name.
+        Some(("customer", id)) if claims.acc.is_some() && claims.sel.is_some() => {
+            Subject::Customer {
+                id: id.parse().map_err(|_| VerifyError::Malformed)?,
+            }
+        }
         _ => return Err(VerifyError::Malformed),
     };
     let ceiling = subject.ceiling();

@@ -17,6 +17,8 @@ pub enum Who {
     },
     /// An app acting for itself (client credentials).
     App { app_id: i64 },
+    /// A shop's customer, signed in through a storefront app, acting on their own data.
+    Customer { id: i64, app_id: i64 },
     /// The service itself: a scheduler or another background job, named for the logs.
     System { job: &'static str },
 }
@@ -51,7 +53,7 @@ impl Actor {
                 user_name: name.as_deref(),
                 app_id: Some(*app_id),
             },
-            Who::App { app_id } => events::Actor {
+            Who::App { app_id } | Who::Customer { app_id, .. } => events::Actor {
                 user_id: None,
                 user_name: None,
                 app_id: Some(*app_id),
@@ -63,7 +65,9 @@ impl Actor {
     /// The app the actor acts through, which writes such as orders remember.
     pub fn app_id(&self) -> Option<i64> {
         match &self.who {
-            Who::User { app_id, .. } | Who::App { app_id } => Some(*app_id),
+            Who::User { app_id, .. } | Who::App { app_id } | Who::Customer { app_id, .. } => {
+                Some(*app_id)
+            }
             Who::System { .. } => None,
         }
     }

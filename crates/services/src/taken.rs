@@ -46,6 +46,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::ProductTags
         | U::CustomerTags
         | U::CustomerSpending
+        | U::CustomerPasswordResets
         | U::ProductWords
         | U::AccountVersions
         | U::ProductAssetData

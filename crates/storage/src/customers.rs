@@ -584,3 +584,40 @@ pub async fn lock_orders_of(tx: &mut Tx, customer_id: i64) -> Result<u64> {
     })?;
     Ok(ids.len() as u64)
 }
+
+/// A customer with the hash of its password (none until one is set), for signing in.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct CustomerCredentials {
+    #[sqlx(flatten)]
+    pub customer: Customer,
+    pub password_hash: Option<String>,
+}
+
+/// The seller's customer with this email, in any case, with its password hash.
+pub async fn credentials(
+    db: &Database,
+    seller_id: i64,
+    email: &str,
+) -> Result<Option<CustomerCredentials>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, CustomerCredentials>(concat!(
+            "SELECT ",
+            columns!(),
+            ", password_hash FROM customers WHERE seller_id = $1 AND email_key = $2"
+        ))
+        .bind(seller_id)
+        .bind(email.trim().to_lowercase())
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// Sets (or, with `None`, removes) the password of a customer the caller has locked.
+pub async fn set_password(tx: &mut Tx, id: i64, hash: Option<&str>) -> Result<()> {
+    Columns::new()
+        .set("password_hash", hash)
+        .update("customers", id)
+        .execute(tx)
+        .await
+}

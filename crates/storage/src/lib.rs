@@ -29,6 +29,7 @@ pub mod apps;
 pub mod authorization_codes;
 pub mod catalog_load;
 pub mod collections;
+pub mod customer_password_resets;
 pub mod customers;
 pub mod events;
 pub mod idempotency;

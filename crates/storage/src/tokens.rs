@@ -29,6 +29,8 @@ pub struct NewAccessToken<'a> {
     pub kind: TokenKind,
     pub app_id: i64,
     pub user_id: Option<i64>,
+    /// The customer a customer session's token speaks for.
+    pub customer_id: Option<i64>,
     pub account_id: Option<i64>,
     pub seller_id: Option<i64>,
     pub grant_type: &'a str,
@@ -82,6 +84,7 @@ pub async fn insert(tx: &mut Tx, token: &NewAccessToken<'_>, now: Timestamp) -> 
         .set("kind", token.kind.as_str())
         .set("app_id", token.app_id)
         .set("user_id", token.user_id)
+        .set("customer_id", token.customer_id)
         .set("account_id", token.account_id)
         .set("seller_id", token.seller_id)
         .set("grant_type", token.grant_type)
@@ -138,6 +141,28 @@ pub async fn revoke(tx: &mut Tx, jti: &str, now: Timestamp) -> Result<Option<Rev
         .bind(jti)
         .bind(now.as_micros())
         .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
+/// Revokes every live token of a customer's sessions but the one `kept` (the session
+/// that changed the password, say).
+pub async fn revoke_customer(
+    tx: &mut Tx,
+    customer_id: i64,
+    kept: Option<&str>,
+    now: Timestamp,
+) -> Result<Vec<Revoked>> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Revoked>(
+            "UPDATE access_tokens SET revoked_on = $2 WHERE customer_id = $1 AND revoked_on IS NULL \
+             AND ($3 IS NULL OR jti <> $3) RETURNING jti, expires_on",
+        )
+        .bind(customer_id)
+        .bind(now.as_micros())
+        .bind(kept)
+        .fetch_all(c)
         .await
     })
     .map_err(Into::into)

@@ -87,6 +87,7 @@ unique_indexes! {
     CustomersEmail = "customers_email_key" on customers (seller_id, email_key);
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
     CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
+    CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

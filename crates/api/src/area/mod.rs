@@ -40,6 +40,11 @@ impl Access<'_> {
         self.0.has(scope)
     }
 
+    /// The signed-in customer, for a customer session's token.
+    pub fn customer(&self) -> Option<oauth::SignedInCustomer> {
+        self.0.customer()
+    }
+
     /// Bound to an account, and holding `scope` over its data.
     pub fn tenant_has(&self, scope: Scope) -> bool {
         self.0.tenant().is_some() && self.has(scope)
@@ -81,6 +86,7 @@ areas!(
     product_types,
     price_lists,
     customers,
+    customer_account,
     orders,
     webhooks,
     credentials,

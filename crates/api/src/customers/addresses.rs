@@ -5,6 +5,7 @@ use axum::extract::{RawQuery, State};
 use domain::Scope;
 use services::customers::input::{AddressChanges, NewAddress};
 use services::customers::{self as operations, FullCustomer};
+use storage::customers::CustomerAddress;
 use storage::sql::Direction;
 
 use super::ADDRESS_LIST;
@@ -13,6 +14,7 @@ use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
+use crate::kernel::list::ListRequest;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
@@ -23,25 +25,35 @@ pub async fn list(
     RawQuery(query): RawQuery,
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersRead)?;
-    let (request, ()) = ADDRESS_LIST.read(query.as_deref(), |_, _| ())?;
     let full = super::find(&state, &auth, id).await?;
+    let (request, page) = address_page(query.as_deref(), &full)?;
+    let path = super::area::ADDRESSES.with(&[id]);
+    Ok(request
+        .respond(&state, &path, page, |a| {
+            address_resource(&state.urls, auth.scopes, &full.customer, a)
+        })
+        .showing(AccountData::own(&auth)))
+}
+
+/// The page of a customer's addresses the query asks for (they are few: never more than
+/// one page of the default size).
+pub fn address_page(
+    query: Option<&str>,
+    full: &FullCustomer,
+) -> ApiResult<(ListRequest, (Vec<CustomerAddress>, u64))> {
+    let (request, ()) = ADDRESS_LIST.read(query, |_, _| ())?;
     let mut addresses = full.addresses.clone();
     if request.sort.direction == Direction::Desc {
         addresses.reverse();
     }
     let window = request.window();
     let total = addresses.len() as u64;
-    let page: Vec<_> = addresses
+    let page = addresses
         .into_iter()
         .skip(usize::try_from(window.offset).unwrap_or(usize::MAX))
         .take(usize::try_from(window.limit).unwrap_or(usize::MAX))
         .collect();
-    let path = super::area::ADDRESSES.with(&[id]);
-    Ok(request
-        .respond(&state, &path, (page, total), |a| {
-            address_resource(&state.urls, auth.scopes, &full.customer, a)
-        })
-        .showing(AccountData::own(&auth)))
+    Ok((request, (page, total)))
 }
 
 pub async fn show(

@@ -3,6 +3,8 @@
 //! customer's orders.
 
 mod addresses;
+
+pub use addresses::address_page;
 pub mod area;
 pub mod rels;
 mod representation;
@@ -12,20 +14,22 @@ use axum::http::HeaderMap;
 use domain::Scope;
 use domain::customer::{ADDRESSES_MAX, CustomerStatus};
 use services::customers::input::{CustomerChanges, NewCustomer};
-use services::customers::{self as operations, FullCustomer};
+use services::customers::{self as operations, FullCustomer, PasswordHash};
 use storage::customers::{self, CustomerFilter};
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::ApiResult;
+use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
-pub use representation::{AddressFields, CustomerFields, customer_resource};
+pub use representation::{
+    AddressFields, CustomerFields, View, address_in_view, customer_in_view, customer_resource,
+};
 
 pub static CUSTOMER_LIST: ListSpec = ListSpec {
     name: "customers",
@@ -108,7 +112,9 @@ async fn create(
     JsonBody(input): JsonBody<NewCustomer>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersWrite)?;
-    let made = operations::create(&state.services, &auth.actor()?, input).await?;
+    let mut input = input;
+    let password = hashed(input.password.take()).await?;
+    let made = operations::create(&state.services, &auth.actor()?, input, password).await?;
     let location = state.urls.customer(made.value.customer.id);
     Ok(Hal::created(
         made.document,
@@ -126,8 +132,23 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersWrite)?;
     let expect = IfMatch(&headers);
-    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    let mut changes = changes;
+    let password = hashed(changes.password.take()).await?;
+    let ends_sessions = password.is_some();
+    let actor = auth.actor()?;
+    let changed =
+        operations::update(&state.services, &actor, id, &expect, changes, password).await?;
+    if ends_sessions || !changed.value.customer.status.may_sign_in() {
+        sessions_ended(&state).await?;
+    }
     Ok(Hal::ok(changed.document, changed.value.customer.updated_on))
+}
+
+/// Makes the sessions a write just ended refused on this node at once (other nodes
+/// read the revocations within a quarter of a second).
+async fn sessions_ended(state: &AppState) -> ApiResult<()> {
+    state.auth.refresh_revocations().await?;
+    Ok(())
 }
 
 async fn delete(
@@ -139,6 +160,7 @@ async fn delete(
     auth.require(Scope::CustomersWrite)?;
     let expect = IfMatch(&headers);
     let deleted = operations::delete(&state.services, &auth.actor()?, id, &expect).await?;
+    sessions_ended(&state).await?;
     Ok(Hal::ok(deleted.document, state.clock.now()))
 }
 
@@ -154,11 +176,30 @@ async fn orders(
     auth.find(|tenant| customers::find(&state.db, tenant, id))
         .await?;
     let path = area::CUSTOMER_ORDERS.with(&[id]);
-    crate::orders::respond_list(&state, &auth, query.as_deref(), &path, Some(id)).await
+    crate::orders::respond_list(
+        &state,
+        &auth,
+        query.as_deref(),
+        &path,
+        crate::orders::Whose::Customer(id),
+    )
+    .await
+}
+
+/// A password a write gives, checked and hashed (422 on `password` when it is too short
+/// or too long).
+async fn hashed(password: Option<String>) -> ApiResult<Option<PasswordHash>> {
+    let Some(password) = password else {
+        return Ok(None);
+    };
+    if let Err(message) = oauth::password::validate(&password) {
+        return Err(ApiError::invalid_field("password", message));
+    }
+    Ok(Some(PasswordHash(oauth::password::hash(password).await)))
 }
 
 /// The customer with what it embeds, if the principal's tenant holds it.
-async fn find(state: &AppState, auth: &Auth, id: i64) -> ApiResult<FullCustomer> {
+pub(crate) async fn find(state: &AppState, auth: &Auth, id: i64) -> ApiResult<FullCustomer> {
     let customer = auth
         .find(|tenant| customers::find(&state.db, tenant, id))
         .await?;

@@ -89,7 +89,19 @@ fn address_fields<'a>(customer: &Customer, address: &'a CustomerAddress) -> Addr
     }
 }
 
+/// Whose view a customer is shown in: the shop's staff, or the customer's own (a
+/// customer session's, with the links of the customer's own routes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Staff(ScopeSet),
+    Own,
+}
+
 pub fn customer_resource(urls: &Urls, viewer: ScopeSet, full: &FullCustomer) -> Resource {
+    customer_in_view(urls, View::Staff(viewer), full)
+}
+
+pub fn customer_in_view(urls: &Urls, view: View, full: &FullCustomer) -> Resource {
     let customer = &full.customer;
     let fields = CustomerFields {
         id: customer.id,
@@ -125,10 +137,14 @@ pub fn customer_resource(urls: &Urls, viewer: ScopeSet, full: &FullCustomer) -> 
         created_on: customer.created_on,
         updated_on: customer.updated_on,
     };
+    let resource = Resource::new(["customer"]).with_properties(&fields);
+    let viewer = match view {
+        View::Own => return own_links(urls, resource),
+        View::Staff(viewer) => viewer,
+    };
     let href = urls.customer(customer.id);
     let write = viewer.contains(Scope::CustomersWrite);
-    Resource::new(["customer"])
-        .with_properties(&fields)
+    resource
         .link("self", Link::get(href.clone()))
         .rel_if(write, &rels::CUSTOMERS_UPDATE, || href.clone())
         .rel_if(write, &rels::CUSTOMERS_DELETE, || href.clone())
@@ -146,20 +162,55 @@ pub fn customer_resource(urls: &Urls, viewer: ScopeSet, full: &FullCustomer) -> 
         })
 }
 
+/// The signed-in customer's links: what their session may do.
+fn own_links(urls: &Urls, resource: Resource) -> Resource {
+    let href = urls.own_profile();
+    resource
+        .link("self", Link::get(href.clone()))
+        .rel(&rels::ACCOUNT_UPDATE, href)
+        .rel(&rels::ACCOUNT_PASSWORD, urls.own_password())
+        .rel(&rels::ACCOUNT_ORDERS, urls.own_orders())
+        .rel(&rels::ACCOUNT_ADDRESSES, urls.own_addresses())
+        .rel(&rels::ACCOUNT_CREATE_ADDRESS, urls.own_new_address())
+        .rel(&rels::ACCOUNT_SIGN_OUT, urls.own_session())
+}
+
 pub fn address_resource(
     urls: &Urls,
     viewer: ScopeSet,
     customer: &Customer,
     address: &CustomerAddress,
 ) -> Resource {
-    let href = urls.customer_address(customer.id, address.id);
-    let write = viewer.contains(Scope::CustomersWrite);
-    Resource::new(["customer_address"])
-        .with_properties(&address_fields(customer, address))
-        .link("self", Link::get(href.clone()))
-        .rel(&rels::CUSTOMERS_CUSTOMER, urls.customer(customer.id))
-        .rel_if(write, &rels::CUSTOMERS_UPDATE_ADDRESS, || href.clone())
-        .rel_if(write, &rels::CUSTOMERS_DELETE_ADDRESS, || href.clone())
+    address_in_view(urls, View::Staff(viewer), customer, address)
+}
+
+pub fn address_in_view(
+    urls: &Urls,
+    view: View,
+    customer: &Customer,
+    address: &CustomerAddress,
+) -> Resource {
+    let resource =
+        Resource::new(["customer_address"]).with_properties(&address_fields(customer, address));
+    match view {
+        View::Own => {
+            let href = urls.own_address(address.id);
+            resource
+                .link("self", Link::get(href.clone()))
+                .rel(&rels::ACCOUNT_CUSTOMER, urls.own_profile())
+                .rel(&rels::ACCOUNT_UPDATE_ADDRESS, href.clone())
+                .rel(&rels::ACCOUNT_DELETE_ADDRESS, href)
+        }
+        View::Staff(viewer) => {
+            let href = urls.customer_address(customer.id, address.id);
+            let write = viewer.contains(Scope::CustomersWrite);
+            resource
+                .link("self", Link::get(href.clone()))
+                .rel(&rels::CUSTOMERS_CUSTOMER, urls.customer(customer.id))
+                .rel_if(write, &rels::CUSTOMERS_UPDATE_ADDRESS, || href.clone())
+                .rel_if(write, &rels::CUSTOMERS_DELETE_ADDRESS, || href.clone())
+        }
+    }
 }
 
 impl services::customers::Present for Presenter {

@@ -99,6 +99,11 @@ impl Auth {
             Subject::App => Who::App {
                 app_id: principal.app_id,
             },
+            // A customer has no tenant: `own_tenant` below finds nothing to act on.
+            Subject::Customer { id } => Who::Customer {
+                id,
+                app_id: principal.app_id,
+            },
         };
         Ok(Actor {
             who,

@@ -53,7 +53,12 @@ error_codes! {
     RequestRefused = "request_refused", BAD_REQUEST;
     /// A missing, malformed, expired or revoked bearer token.
     InvalidToken = "invalid_token", UNAUTHORIZED;
+    /// A customer's email and password that do not sign them in (wrong, unknown, no
+    /// password yet or a disabled customer: the answer does not tell which).
+    InvalidCredentials = "invalid_credentials", BAD_REQUEST;
     InsufficientScope = "insufficient_scope", FORBIDDEN;
+    /// A signed-in customer's own routes take a customer session's token only.
+    CustomerTokenRequired = "customer_token_required", FORBIDDEN;
     /// Developer credentials are managed with a user's token only.
     UserTokenRequired = "user_token_required", FORBIDDEN;
     /// The user's role may not do this (register apps).

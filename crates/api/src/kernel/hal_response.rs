@@ -17,6 +17,8 @@ pub struct Hal {
     last_modified: Option<Timestamp>,
     location: Option<String>,
     shows: Option<AccountData>,
+    /// The document holds a secret (a new session's token): no cache may keep it.
+    no_store: bool,
 }
 
 /// A response's document: a value, or JSON text a resource was written as (see
@@ -46,6 +48,7 @@ impl Hal {
             last_modified: Some(last_modified),
             location: None,
             shows: None,
+            no_store: false,
         }
     }
 
@@ -64,7 +67,14 @@ impl Hal {
             last_modified: Some(last_modified),
             location: Some(location),
             shows: None,
+            no_store: false,
         }
+    }
+
+    /// The document holds a secret shown this once: `Cache-Control: no-store`.
+    pub fn no_store(mut self) -> Self {
+        self.no_store = true;
+        self
     }
 }
 
@@ -97,6 +107,10 @@ impl IntoResponse for Hal {
             && let Ok(value) = HeaderValue::from_str(&location)
         {
             headers.insert(header::LOCATION, value);
+        }
+        if self.no_store {
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
         }
         if let Some(accounts) = self.shows {
             response.extensions_mut().insert(accounts);

@@ -206,6 +206,25 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for NestedIds {
     }
 }
 
+/// The address the request came from (the connection's peer), when the server knows it:
+/// what sign-in throttles count failures against.
+pub struct ClientAddress(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip());
+        Ok(ClientAddress(peer))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::StatusCode;

@@ -109,6 +109,11 @@ impl Answer {
     pub const fn empty() -> Self {
         Self::Empty { status: 200 }
     }
+
+    /// `204 No Content`.
+    pub const fn no_content() -> Self {
+        Self::Empty { status: 204 }
+    }
 }
 
 /// A query parameter an operation reads beside its list's.

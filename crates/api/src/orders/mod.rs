@@ -27,7 +27,7 @@ use crate::kernel::query::QueryParams;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
-pub use representation::{OrderFields, order_resource};
+pub use representation::{OrderFields, order_resource, own_order_resource};
 
 pub static ORDER_LIST: ListSpec = ListSpec {
     name: "orders",
@@ -65,21 +65,42 @@ async fn list(
         &auth,
         query.as_deref(),
         area::ORDERS.pattern(),
-        None,
+        Whose::Tenant,
     )
     .await
 }
 
-/// A page of orders under the request's filters, narrowed to one customer's when
-/// `contact_id` is given; `path` is the list's own.
+/// Whose orders a list shows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Whose {
+    /// The token's account's (with `orders.read`).
+    Tenant,
+    /// One customer's of the token's account (with `orders.read`).
+    Customer(i64),
+    /// The signed-in customer's own, as they see them.
+    Own(oauth::SignedInCustomer),
+}
+
+/// A page of orders under the request's filters, narrowed to one customer's when asked;
+/// `path` is the list's own.
 pub(crate) async fn respond_list(
     state: &AppState,
     auth: &Auth,
     query: Option<&str>,
     path: &str,
-    contact_id: Option<i64>,
+    whose: Whose,
 ) -> ApiResult<Hal> {
-    auth.require(Scope::OrdersRead)?;
+    let (tenant, contact_id) = match whose {
+        Whose::Tenant | Whose::Customer(_) => {
+            auth.require(Scope::OrdersRead)?;
+            let contact = match whose {
+                Whose::Customer(id) => Some(id),
+                _ => None,
+            };
+            (auth.tenant(), contact)
+        }
+        Whose::Own(customer) => (Some(customer.tenant), Some(customer.id)),
+    };
     let (request, mut filter) = ORDER_LIST.read(query, filter)?;
     if let Some(id) = contact_id {
         // Narrowed to the customer, within whatever `contact_id` the query names.
@@ -89,23 +110,24 @@ pub(crate) async fn respond_list(
             .is_none_or(|ids| ids.contains(&id));
         filter.contact_ids = Some(if named { vec![id] } else { Vec::new() });
     }
-    let page = auth
-        .tenant_page(|tenant| {
-            orders::list(&state.db, tenant, &filter, request.sort, request.window())
-        })
-        .await?;
+    let page = match tenant {
+        Some(tenant) => {
+            orders::list(&state.db, tenant, &filter, request.sort, request.window()).await?
+        }
+        None => (Vec::new(), 0),
+    };
     let ids: Vec<i64> = page.0.iter().map(|o| o.id).collect();
     let lines = orders::lines_of(&state.db, &ids).await?;
+    let urls = &state.urls;
     Ok(request
         .respond(state, path, page, |order| {
-            order_resource(
-                &state.urls,
-                auth.scopes,
-                order,
-                lines_of_order(&lines, order.id),
-            )
+            let lines = lines_of_order(&lines, order.id);
+            match whose {
+                Whose::Own(_) => own_order_resource(urls, order, lines),
+                _ => order_resource(urls, auth.scopes, order, lines),
+            }
         })
-        .showing(AccountData::own(auth)))
+        .showing(tenant.map(|t| AccountData::of([t.account_id]))))
 }
 
 /// The list's filters. Statuses may use Bootic's names (`pending`, `invalid`); a code

@@ -76,6 +76,31 @@ pub fn order_resource(
     order: &Order,
     lines: &[OrderLine],
 ) -> Resource {
+    order_at(urls, viewer, order, lines, urls.order(order.id))
+}
+
+/// An order as its customer sees it from their own session: its fields and lines, at
+/// its place among the customer's orders, with no link to what only the shop may do.
+pub fn own_order_resource(urls: &Urls, order: &Order, lines: &[OrderLine]) -> Resource {
+    order_at(
+        urls,
+        ScopeSet::EMPTY,
+        order,
+        lines,
+        urls.own_order(order.id),
+    )
+    .rel(&rels::ACCOUNT_CUSTOMER, urls.own_profile())
+}
+
+/// An order with its lines, `self` at `href`, and the links a holder of `viewer` may
+/// follow in its status.
+fn order_at(
+    urls: &Urls,
+    viewer: ScopeSet,
+    order: &Order,
+    lines: &[OrderLine],
+    href: String,
+) -> Resource {
     let fields = OrderFields {
         id: order.id,
         shop_id: order.shop_id,
@@ -110,7 +135,7 @@ pub fn order_resource(
     let write = viewer.contains(Scope::OrdersWrite);
     let mut resource = Resource::new(["order"])
         .with_properties(&fields)
-        .link("self", Link::get(urls.order(id)))
+        .link("self", Link::get(href))
         .rel_if(write, &rels::ORDERS_UPDATE, || urls.order(id))
         .rel_if(
             write && order.status.is_editable(),

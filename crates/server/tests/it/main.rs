@@ -15,6 +15,7 @@ mod collections;
 mod conditional;
 mod credentials;
 mod credentials_scopes;
+mod customer_account;
 mod customers;
 mod encryption_keys;
 mod field_errors;

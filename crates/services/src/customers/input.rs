@@ -40,6 +40,9 @@ pub struct NewCustomer {
     /// unless another is marked so.
     #[serde(default)]
     addresses: Option<Vec<NewAddress>>,
+    /// Lets the customer sign in; never shown. At least 10 characters.
+    #[serde(default)]
+    pub password: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -76,6 +79,84 @@ pub struct CustomerChanges {
     /// Refused: a customer stays with its seller.
     #[serde(default)]
     seller_id: Patch<serde_json::Value>,
+    /// A new password (never shown; at least 10 characters); ends the customer's sessions.
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+/// What a signed-in customer may change of their own profile. Their email, status, tags
+/// and note are the shop's to change.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+pub struct OwnChanges {
+    #[serde(default)]
+    name: Patch<String>,
+    #[serde(default)]
+    first_name: Patch<String>,
+    #[serde(default)]
+    last_name: Patch<String>,
+    #[serde(default)]
+    phone_number: Patch<String>,
+    #[serde(default)]
+    company: Patch<String>,
+    #[serde(default)]
+    opt_in: Patch<bool>,
+    #[serde(default)]
+    default_shipping_address_id: Patch<i64>,
+    #[serde(default)]
+    default_billing_address_id: Patch<i64>,
+    /// Refused: the shop changes it.
+    #[serde(default)]
+    email: Patch<serde_json::Value>,
+    /// Refused: the shop changes it.
+    #[serde(default)]
+    status: Patch<serde_json::Value>,
+    /// Refused: the shop changes them.
+    #[serde(default)]
+    tags: Patch<serde_json::Value>,
+    /// Refused: the shop changes it.
+    #[serde(default)]
+    note: Patch<serde_json::Value>,
+    /// Refused: a password changes through the account's password.
+    #[serde(default)]
+    password: Patch<serde_json::Value>,
+}
+
+impl OwnChanges {
+    /// The same changes as the shop would make them, once none names a field the customer
+    /// may not change.
+    pub(super) fn into_changes(self) -> Result<CustomerChanges, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        for (field, given) in [
+            ("email", !self.email.is_absent()),
+            ("status", !self.status.is_absent()),
+            ("tags", !self.tags.is_absent()),
+            ("note", !self.note.is_absent()),
+            ("password", !self.password.is_absent()),
+        ] {
+            if given {
+                errors.add(
+                    field,
+                    if field == "password" {
+                        "changes through the account's password"
+                    } else {
+                        "is the shop's to change"
+                    },
+                );
+            }
+        }
+        errors.into_result()?;
+        Ok(CustomerChanges {
+            name: self.name,
+            first_name: self.first_name,
+            last_name: self.last_name,
+            phone_number: self.phone_number,
+            company: self.company,
+            opt_in: self.opt_in,
+            default_shipping_address_id: self.default_shipping_address_id,
+            default_billing_address_id: self.default_billing_address_id,
+            ..CustomerChanges::default()
+        })
+    }
 }
 
 /// An address to add to a customer.

@@ -17,7 +17,9 @@ use storage::orders::Order;
 use storage::sellers::Seller;
 use storage::{Exec, ScopedExt, Tenant, Tx, UniqueIndex, tenant_rows};
 
-use self::input::{AddressChanges, AddressDraft, CustomerChanges, NewAddress, NewCustomer};
+use self::input::{
+    AddressChanges, AddressDraft, CustomerChanges, NewAddress, NewCustomer, OwnChanges,
+};
 use crate::events::Change;
 use crate::sellers::owning_seller;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown, Unconditional};
@@ -64,20 +66,30 @@ pub trait Present {
     fn customer(&self, viewer: ScopeSet, customer: &FullCustomer) -> Value;
 }
 
-/// Creates a customer (with its first addresses) for the seller the input names.
+/// A password as stored: an argon2id PHC string, made at the edge from a password that
+/// met the rules (hashing runs on the auth service's bounded pool).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PasswordHash(pub String);
+
+/// Creates a customer (with its first addresses, and a password when given) for the
+/// seller the input names.
 pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewCustomer,
+    password: Option<PasswordHash>,
 ) -> ServiceResult<Shown<FullCustomer>> {
     let seller = owning_seller(services.db(), actor.tenant, input.seller_id).await?;
     let draft = input.validate()?;
     let op = Op::new(services, actor);
-    let (seller, draft) = (&seller, &draft);
+    let (seller, draft, password) = (&seller, &draft, &password);
     services
         .write(|tx| {
             async move {
                 let customer = stored::insert(tx, owner_of(seller), &draft.data, op.now).await?;
+                if let Some(PasswordHash(hash)) = password {
+                    stored::set_password(tx, customer.id, Some(hash.as_str())).await?;
+                }
                 let customer = add_addresses(tx, op, customer, &draft.addresses).await?;
                 let full = reload(tx, op.actor.tenant, customer.id).await?;
                 let shown = record(tx, op, topic::CUSTOMERS_CREATED, &full).await?;
@@ -88,22 +100,32 @@ pub async fn create(
         .await
 }
 
-/// Changes a customer's fields.
+/// Changes a customer's fields, and its password when one is given (which ends the
+/// customer's sessions, as disabling the customer does).
 pub async fn update(
     services: &Services,
     actor: &Actor,
     id: i64,
     expect: &dyn Precondition,
     changes: CustomerChanges,
+    password: Option<PasswordHash>,
 ) -> ServiceResult<Shown<FullCustomer>> {
     let op = Op::new(services, actor);
-    let changes = &changes;
+    let (changes, password) = (&changes, &password);
     services
         .write(|tx| {
             async move {
                 let current = locked(tx, op, id, expect).await?;
                 let data = changes.clone().apply(&current.customer)?;
                 check_defaults(&data, &current.addresses)?;
+                let disabled = data.status.is_some_and(|s| !s.may_sign_in())
+                    && current.customer.status.may_sign_in();
+                if let Some(PasswordHash(hash)) = password {
+                    stored::set_password(tx, id, Some(hash.as_str())).await?;
+                }
+                if password.is_some() || disabled {
+                    storage::tokens::revoke_customer(tx, id, None, op.now).await?;
+                }
                 if data == current.customer.data() {
                     let shown = show(op, &current);
                     return Ok(Shown::new(current, shown));
@@ -112,6 +134,43 @@ pub async fn update(
                 let full = reload(tx, op.actor.tenant, id).await?;
                 let shown = record(tx, op, topic::CUSTOMERS_UPDATED, &full).await?;
                 Ok(Shown::new(full, shown))
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// What a signed-in customer changes of their own profile.
+pub async fn update_own(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    changes: OwnChanges,
+) -> ServiceResult<Shown<FullCustomer>> {
+    let changes = changes.into_changes()?;
+    update(services, actor, id, &Unconditional, changes, None).await
+}
+
+/// Sets the customer's password and ends every other session of theirs (`kept`: the
+/// session that changed it, which stays).
+pub async fn change_password(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    password: PasswordHash,
+    kept: Option<&str>,
+) -> ServiceResult<()> {
+    let op = Op::new(services, actor);
+    let password = &password;
+    services
+        .write(|tx| {
+            async move {
+                stored::find_for_update(tx, op.actor.tenant, id)
+                    .await?
+                    .ok_or(ServiceError::NotFound)?;
+                stored::set_password(tx, id, Some(&password.0)).await?;
+                storage::tokens::revoke_customer(tx, id, kept, op.now).await?;
+                Ok(())
             }
             .scoped()
         })
@@ -132,6 +191,8 @@ pub async fn delete(
                 // Orders come before customers in the lock order (`storage::locks`).
                 stored::lock_orders_of(tx, id).await?;
                 let current = locked(tx, op, id, expect).await?;
+                // Revoked before the foreign key unlinks the tokens from the customer.
+                storage::tokens::revoke_customer(tx, id, None, op.now).await?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 let shown = record(tx, op, topic::CUSTOMERS_DELETED, &current).await?;
                 Ok(Shown::new(current, shown))

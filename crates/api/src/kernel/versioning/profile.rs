@@ -18,6 +18,15 @@ const RENAMED: &[(&str, &str)] = &[
     // v1 called a shop's customers its contacts.
     ("customers:customers", "btc:contacts"),
     ("customers:orders", "btc:customer_orders"),
+    // The signed-in customer's own routes (v2 only) beside the shop's view of customers.
+    ("account:customer", "btc:account"),
+    ("account:orders", "btc:account_orders"),
+    ("account:order", "btc:account_order"),
+    ("account:addresses", "btc:account_addresses"),
+    ("account:address", "btc:account_address"),
+    ("account:create_address", "btc:create_account_address"),
+    ("account:update_address", "btc:update_account_address"),
+    ("account:delete_address", "btc:delete_account_address"),
 ];
 
 /// The root's links that v1 also named otherwise: every product is `btc:all_products`.

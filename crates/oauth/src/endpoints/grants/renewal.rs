@@ -59,7 +59,9 @@ pub async fn renew(
                 Some(user.name),
             )
         }
-        _ => (Subject::App, None),
+        Some(("app", _)) => (Subject::App, None),
+        // A customer signs in again: a session is not stretched by its storefront app.
+        _ => return Err(refuse("only users' and apps' tokens are renewed")),
     };
     let scopes = ScopeSet::parse(&claims.scope).map_err(|_| refuse("its scope is malformed"))?;
     let now = auth.clock.now();

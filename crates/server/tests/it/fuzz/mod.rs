@@ -826,6 +826,8 @@ const FINGERPRINT: &str = "\
     UNION ALL SELECT 'items', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM price_list_items \
     UNION ALL SELECT 'orders', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM orders \
     UNION ALL SELECT 'lines', COUNT(*) FROM order_lines \
+    UNION ALL SELECT 'customers', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customers \
+    UNION ALL SELECT 'addresses', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customer_addresses \
     UNION ALL SELECT 'webhooks', COUNT(*) FROM webhooks \
     UNION ALL SELECT 'replays', COUNT(*) FROM webhook_replays \
     UNION ALL SELECT 'apps', COUNT(*) FROM oauth_apps \

@@ -177,6 +177,13 @@ impl Fixture {
         )
         .await;
         values.push(("order", id(&order)));
+        let customer = post(
+            "/v2/customers".into(),
+            json!({"email": "fuzzed@example.com", "addresses": [{"street": "Main 1"}]}),
+        )
+        .await;
+        values.push(("customer", id(&customer)));
+        values.push(("address", id(&customer["addresses"][0])));
         // Port 1 refuses at once: the handshake fails quickly and nothing is delivered.
         let webhook = post(
             "/v2/webhooks".into(),
@@ -342,7 +349,21 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     new_webhook["shop_id"] = json!(id("shop"));
     let order = json!({"lines": [{"variant_id": id("variant"), "quantity": 2}], "email": "a@b.co",
         "contact_name": "Ana", "phone_number": "+56", "shipping_address": address.clone(),
-        "billing_address": address, "note": "n", "shipping_total": 500});
+        "billing_address": address.clone(), "note": "n", "shipping_total": 500,
+        "contact_id": id("customer")});
+    let mut new_address = address.clone();
+    new_address["default_shipping"] = json!(true);
+    new_address["default_billing"] = json!(false);
+    let customer = json!({"seller_id": id("seller"), "name": "Ana Rojas", "first_name": "Ana",
+        "last_name": "Rojas", "email": "ana@example.com", "phone_number": "+56 9", "company": "Co",
+        "opt_in": true, "status": "active", "tags": ["vip"], "note": "n", "password": "a long password",
+        "addresses": [new_address.clone()]});
+    let mut customer_changes = customer.clone();
+    let changes = customer_changes.as_object_mut().expect("an object");
+    changes.remove("seller_id");
+    changes.remove("addresses");
+    changes.insert("default_shipping_address_id".into(), json!(id("address")));
+    changes.insert("default_billing_address_id".into(), json!(id("address")));
     let form = |fields: &[(&'static str, &str)]| -> Input {
         Input::Form(fields.iter().map(|(k, v)| (*k, (*v).to_owned())).collect())
     };
@@ -707,6 +728,46 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         api(Method::PUT, "/v2/orders/{order}/cancel", vec![], none()),
         api(Method::POST, "/v2/shops/{shop}/orders", vec![], body(order)),
+        get(
+            "/v2/customers",
+            list(&["q", "email", "tags", "status", "seller_ids"], true),
+        ),
+        api(Method::POST, "/v2/customers", vec![], body(customer)),
+        get("/v2/customers/{customer}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/customers/{customer}",
+            vec![],
+            body(customer_changes),
+        ),
+        api(Method::DELETE, "/v2/customers/{customer}", vec![], none()),
+        get(
+            "/v2/customers/{customer}/orders",
+            list(
+                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                true,
+            ),
+        ),
+        get("/v2/customers/{customer}/addresses", list(&[], false)),
+        api(
+            Method::POST,
+            "/v2/customers/{customer}/addresses",
+            vec![],
+            body(new_address.clone()),
+        ),
+        get("/v2/customers/{customer}/addresses/{address}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/customers/{customer}/addresses/{address}",
+            vec![],
+            body(new_address),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/customers/{customer}/addresses/{address}",
+            vec![],
+            none(),
+        ),
         get("/v2/personal_access_tokens", list(&[], false)),
         api(
             Method::POST,

@@ -760,7 +760,7 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             Method::PUT,
             "/v2/customers/{customer}/addresses/{address}",
             vec![],
-            body(new_address),
+            body(new_address.clone()),
         ),
         api(
             Method::DELETE,
@@ -768,6 +768,58 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             vec![],
             none(),
         ),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/customer_sessions",
+            vec![],
+            body(json!({"email": "fuzzed@example.com", "password": "a long password"})),
+        ),
+        api(Method::DELETE, "/v2/customer/session", vec![], none()),
+        get("/v2/customer", vec![]),
+        api(
+            Method::PUT,
+            "/v2/customer",
+            vec![],
+            body(
+                json!({"name": "Ana", "first_name": "Ana", "last_name": "Rojas",
+                "phone_number": "+56", "company": "Co", "opt_in": true,
+                "default_shipping_address_id": id("address"), "default_billing_address_id": id("address")}),
+            ),
+        ),
+        api(
+            Method::PUT,
+            "/v2/customer/password",
+            vec![],
+            body(json!({"current_password": "a long password", "password": "another long one"})),
+        ),
+        get("/v2/customer/addresses", list(&[], false)),
+        api(
+            Method::POST,
+            "/v2/customer/addresses",
+            vec![],
+            body(new_address.clone()),
+        ),
+        get("/v2/customer/addresses/{address}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/customer/addresses/{address}",
+            vec![],
+            body(new_address.clone()),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/customer/addresses/{address}",
+            vec![],
+            none(),
+        ),
+        get(
+            "/v2/customer/orders",
+            list(
+                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                true,
+            ),
+        ),
+        get("/v2/customer/orders/{order}", vec![]),
         get("/v2/personal_access_tokens", list(&[], false)),
         api(
             Method::POST,

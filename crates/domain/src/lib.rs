@@ -1,11 +1,12 @@
 //! The commerce domain without I/O: identity and scopes, validation rules, time, money, the
-//! catalog's rules, the order state machine and the event topics. Everything here is
-//! deterministic and unit-tested.
+//! catalog's rules, the order state machine, the event topics and when mail is retried.
+//! Everything here is deterministic and unit-tested.
 
 pub mod catalog;
 pub mod clock;
 pub mod customer;
 pub mod limits;
+pub mod mail;
 pub mod money;
 pub mod order;
 pub mod patch;

@@ -1,5 +1,6 @@
-//! The command line: `serve`, `migrate`, `seed`, `apps create`, `users create`. Errors
-//! are one line on standard error and a non-zero exit status.
+//! The command line: `serve`, `migrate`, `seed`, `apps create`, `users create`, `tokens
+//! create`, `keys …`, `mail list`. Errors are one line on standard error and a non-zero
+//! exit status.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +62,33 @@ enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Read the mail outbox.
+    Mail {
+        #[command(subcommand)]
+        command: MailCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MailCommand {
+    /// Print the outbox, newest first: each mail's recipient, subject, purpose, status,
+    /// dates and body (unsealed; a sent mail's body is erased).
+    List(MailListArgs),
+}
+
+#[derive(Debug, Args)]
+struct MailListArgs {
+    #[command(flatten)]
+    database: SettingArgs<DatabaseSettings>,
+    /// Only mail the SMTP server has not accepted: pending and failed.
+    #[arg(long)]
+    undelivered: bool,
+    /// At most this many mails.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..))]
+    limit: i64,
+    /// Print a JSON array of the mails.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -321,6 +349,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Keys { command } => keys_command(command, &file).await,
+        Command::Mail {
+            command: MailCommand::List(args),
+        } => mail_list_command(args, &file).await,
         Command::Tokens {
             command: TokensCommand::Create(args),
         } => create_token_command(args, &file).await,
@@ -458,6 +489,69 @@ async fn keys_command(command: KeysCommand, file: &FileSettings) -> anyhow::Resu
             oauth::keys::retire_key(&db, &kid, &SystemClock).await?;
             println!("retired {kid}");
         }
+    }
+    Ok(())
+}
+
+async fn mail_list_command(args: MailListArgs, file: &FileSettings) -> anyhow::Result<()> {
+    use storage::mail_outbox::{self, Listed};
+    let (db, secret_box) = open_sealed(&args.database.resolve(file)?).await?;
+    let which = match args.undelivered {
+        true => Listed::Undelivered,
+        false => Listed::All,
+    };
+    let mails = mail_outbox::list(&db, &secret_box, which, args.limit)
+        .await
+        .context("cannot read the mail outbox")?;
+    let time = |t: Option<Timestamp>| t.map(Timestamp::to_rfc3339);
+    if args.json {
+        let out: Vec<serde_json::Value> = mails
+            .iter()
+            .map(|m| {
+                json!({"id": m.id, "account_id": m.account_id, "purpose": m.purpose, "to": m.to_address,
+                    "subject": m.subject, "status": m.status, "created_on": m.created_on.to_rfc3339(),
+                    "attempts": m.attempts, "next_attempt_on": time(m.next_attempt_on),
+                    "sent_on": time(m.sent_on), "failed_on": time(m.failed_on),
+                    "last_error": m.last_error, "body": m.body})
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(out));
+        return Ok(());
+    }
+    if mails.is_empty() {
+        println!(
+            "{}",
+            match which {
+                Listed::All => "the mail outbox is empty",
+                Listed::Undelivered => "no undelivered mail",
+            }
+        );
+    }
+    for mail in &mails {
+        let when = match (mail.sent_on, mail.failed_on, mail.next_attempt_on) {
+            (Some(sent), _, _) => format!("sent {}", sent.to_rfc3339()),
+            (None, Some(failed), _) => format!("given up {}", failed.to_rfc3339()),
+            (None, None, Some(next)) => format!("next attempt {}", next.to_rfc3339()),
+            (None, None, None) => String::new(),
+        };
+        println!("mail {}  {}  {}", mail.id, mail.status, mail.purpose);
+        println!("  to:       {}", mail.to_address);
+        println!("  subject:  {}", mail.subject);
+        println!("  created:  {}", mail.created_on.to_rfc3339());
+        println!("  attempts: {}  {when}", mail.attempts);
+        if let Some(error) = &mail.last_error {
+            println!("  error:    {error}");
+        }
+        match &mail.body {
+            Some(body) => {
+                println!();
+                for line in body.lines() {
+                    println!("    {line}");
+                }
+            }
+            None => println!("  (body erased once sent)"),
+        }
+        println!();
     }
     Ok(())
 }

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::ServeConfig;
 use crate::succession;
-use crate::workers::{self, Active, LeaseTerms, Placement, Registry};
+use crate::workers::{self, Active, LeaseTerms, MailDelivery, Placement, Registry};
 
 /// Connects to the configured database and applies pending migrations.
 pub async fn open_database(config: &ServeConfig) -> anyhow::Result<Database> {
@@ -211,7 +211,8 @@ async fn rate_limiter(config: &ServeConfig) -> anyhow::Result<RateLimiter> {
 
 /// Every background task of this node's role, in one place. Nodes serving the API keep
 /// their view of tokens and keys fresh; worker nodes run the workers: the webhook
-/// dispatcher on each of them, singletons such as housekeeping on one at a time.
+/// dispatcher on each of them, singletons such as housekeeping and (when SMTP is
+/// configured) mail delivery on one at a time.
 fn register_tasks(
     config: &ServeConfig,
     db: &Database,
@@ -260,6 +261,27 @@ fn register_tasks(
         registry.register(WEBHOOK_DISPATCHER, Placement::EveryNode, move |cancel| {
             dispatch(dispatcher.clone(), cancel)
         });
+        match config.mailer() {
+            Some((smtp, from)) => {
+                let mailer = Arc::new(MailDelivery::new(
+                    db.clone(),
+                    auth.secret_box().clone(),
+                    config.clock.clone(),
+                    node.to_owned(),
+                    smtp,
+                    from.clone(),
+                    config.mail_poll,
+                )?);
+                tracing::info!(smtp = %smtp, from = %from, "mail is sent through SMTP");
+                registry.register(MAIL_DELIVERY, Placement::Singleton, move |cancel| {
+                    workers::deliver_mail(mailer.clone(), cancel)
+                });
+            }
+            None => tracing::info!(
+                "no SMTP server configured (--smtp-url): mail waits in the outbox for an \
+                 operator (`commerce mail list`)"
+            ),
+        }
         let (db, clock, period) = (
             db.clone(),
             config.clock.clone(),
@@ -275,6 +297,7 @@ fn register_tasks(
 /// The names of the workers (what `RunningServer::active_tasks` answers).
 pub const WEBHOOK_DISPATCHER: &str = "webhook-dispatcher";
 pub const HOUSEKEEPING: &str = "housekeeping";
+pub const MAIL_DELIVERY: &str = "mail_delivery";
 
 /// Runs the dispatcher until `cancel`; then it hands its work back before returning.
 async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {

@@ -37,7 +37,7 @@ pub(crate) enum Owner {
         parent: &'static str,
     },
     /// Bookkeeping that no representation the shortcut may serve reads: keys, leases,
-    /// sessions, tokens, the events' outbox and webhook deliveries.
+    /// sessions, tokens, the events' outbox, webhook deliveries and the mail outbox.
     Untracked,
 }
 
@@ -115,6 +115,7 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("webhook_attempts", Owner::Untracked),
     ("product_words", Owner::Untracked),
     ("account_versions", Owner::Untracked),
+    ("mail_outbox", Owner::Untracked),
 ];
 
 /// The temporary table the triggers note accounts in; its key is the account, so the

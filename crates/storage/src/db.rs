@@ -1,9 +1,9 @@
 //! The `Database` handle over SQLite or PostgreSQL, transactions, and the `with_conn!`
 //! macro that runs one piece of SQL code against whichever backend is in use.
 //!
-//! The handle also carries the webhook dispatcher's wake-up: a transaction begun on it
-//! that records dispatcher work wakes, at its commit, the dispatchers of that handle only
-//! (other handles and other nodes poll, or hear of it through PostgreSQL).
+//! The handle also carries the wake-ups of the webhook dispatcher and of the mail worker:
+//! a transaction begun on it that records their work wakes, at its commit, those of that
+//! handle only (other handles and other nodes poll, or hear of it through PostgreSQL).
 //!
 //! SQLite gets two pools: a single writer connection (every transaction starts with
 //! `BEGIN IMMEDIATE`, so writers queue instead of failing) and read-only connections that,
@@ -85,12 +85,14 @@ pub struct SqlitePools {
     reader: SqlitePool,
 }
 
-/// A connection pool on one of the two backends, the wake-up of the dispatchers that
-/// work through it, and the count of their claims. Cheap to clone; clones share them.
+/// A connection pool on one of the two backends, the wake-ups of the dispatchers and the
+/// mail worker that work through it, and the count of the dispatchers' claims. Cheap to
+/// clone; clones share them.
 #[derive(Clone, Debug)]
 pub struct Database {
     pools: Pools,
     work_committed: Arc<Notify>,
+    mail_committed: Arc<Notify>,
     claims: Arc<ClaimCounters>,
     /// The clock of this process's commits, where it knows them all (SQLite).
     changes: Option<Arc<ChangeClock>>,
@@ -116,6 +118,7 @@ impl Database {
         Self {
             pools,
             work_committed: Arc::new(Notify::new()),
+            mail_committed: Arc::new(Notify::new()),
             claims: Arc::default(),
             changes,
         }
@@ -264,6 +267,8 @@ impl Database {
             inner,
             wakes_dispatcher: false,
             work_committed: self.work_committed.clone(),
+            wakes_mailer: false,
+            mail_committed: self.mail_committed.clone(),
             changes: self.changes.clone(),
         }
     }
@@ -332,6 +337,12 @@ impl Database {
         self.work_committed.notified()
     }
 
+    /// Resolves when mail is committed through this handle after this call (listen
+    /// before looking, as for [`Self::dispatcher_woken`]).
+    pub fn mailer_woken(&self) -> tokio::sync::futures::Notified<'_> {
+        self.mail_committed.notified()
+    }
+
     /// The delivery claims made through this handle so far, by how they found their work.
     pub fn claim_counts(&self) -> ClaimCounts {
         self.claims.counts()
@@ -350,6 +361,9 @@ pub struct Tx {
     wakes_dispatcher: bool,
     /// The wake-up of the handle this transaction was begun on.
     work_committed: Arc<Notify>,
+    /// Mail was written: wake the mail worker of this handle once this commits.
+    wakes_mailer: bool,
+    mail_committed: Arc<Notify>,
     /// The clock its commit advances, where there is one.
     changes: Option<Arc<ChangeClock>>,
 }
@@ -371,6 +385,9 @@ impl Tx {
         }
         if self.wakes_dispatcher {
             self.work_committed.notify_waiters();
+        }
+        if self.wakes_mailer {
+            self.mail_committed.notify_waiters();
         }
         Ok(())
     }
@@ -396,6 +413,12 @@ impl Tx {
     /// nodes hear of it through the database).
     pub(crate) fn wake_dispatcher_on_commit(&mut self) {
         self.wakes_dispatcher = true;
+    }
+
+    /// Wakes the mail worker of this transaction's handle after the commit (a worker on
+    /// another node finds the mail at its next poll).
+    pub(crate) fn wake_mailer_on_commit(&mut self) {
+        self.wakes_mailer = true;
     }
 }
 

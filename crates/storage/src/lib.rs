@@ -34,6 +34,7 @@ pub mod customers;
 pub mod events;
 pub mod idempotency;
 pub mod leases;
+pub mod mail_outbox;
 pub mod orders;
 pub mod outbox;
 pub mod price_lists;

@@ -29,6 +29,8 @@ enum RowKey {
 enum Legacy {
     Raw,
     Sealed,
+    /// Only versions that seal in the current format write the column: nothing to upgrade.
+    Absent,
 }
 
 struct SealedColumn {
@@ -83,6 +85,14 @@ const COLUMNS: &[SealedColumn] = &[
         key_kind: RowKey::Bytes,
         column: "response_body",
         legacy: Legacy::Raw,
+    },
+    // Mail bodies may carry one-time tokens (erased once the mail is sent).
+    SealedColumn {
+        table: "mail_outbox",
+        key: "id",
+        key_kind: RowKey::Integer,
+        column: "body_sealed",
+        legacy: Legacy::Absent,
     },
 ];
 
@@ -184,6 +194,8 @@ pub(crate) async fn upgrade(
         upgraded += rewrite_column(&mut tx, column, |value| {
             let plaintext = match column.legacy {
                 Legacy::Raw => value.to_vec(),
+                // Sealed as it is now: left as it is.
+                Legacy::Absent => return Ok(None),
                 Legacy::Sealed => legacy_keys
                     .iter()
                     .find_map(|key| secret_box::open_legacy(key, value))

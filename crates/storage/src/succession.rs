@@ -1,5 +1,5 @@
-//! Taking over what stopped nodes held: their claims on webhook deliveries and
-//! verification pings, and their leases on singleton jobs. A node that is known to be
+//! Taking over what stopped nodes held: their claims on webhook deliveries, verification
+//! pings and mails, and their leases on singleton jobs. A node that is known to be
 //! gone (a node restarted on the same host can tell) would otherwise hold its work until
 //! each claim ran out. What is taken over is treated as a claim that ran out: a delivery
 //! that may have been sent is noted as interrupted when it is next claimed.
@@ -29,6 +29,8 @@ pub async fn holders(db: &Database, prefix: &str, now: Timestamp) -> Result<Vec<
          AND substr(lease_owner, 1, {length}) = {prefix_arg} AND lease_expires_on > {at} \
          UNION SELECT lease_owner FROM webhooks WHERE lease_owner IS NOT NULL \
          AND substr(lease_owner, 1, {length}) = {prefix_arg} AND lease_expires_on > {at} \
+         UNION SELECT lease_owner FROM mail_outbox WHERE lease_owner IS NOT NULL \
+         AND substr(lease_owner, 1, {length}) = {prefix_arg} AND lease_expires_on > {at} \
          UNION SELECT holder FROM leases \
          WHERE substr(holder, 1, {length}) = {prefix_arg} AND expires_on > {at}"
     );
@@ -53,6 +55,7 @@ pub async fn end_claims_of(db: &Database, nodes: &[String], now: Timestamp) -> R
     for (table, holder, until) in [
         ("webhook_deliveries", "lease_owner", "lease_expires_on"),
         ("webhooks", "lease_owner", "lease_expires_on"),
+        ("mail_outbox", "lease_owner", "lease_expires_on"),
         ("leases", "holder", "expires_on"),
     ] {
         let mut p = Params::new();

@@ -6,6 +6,7 @@
 mod args;
 pub mod layers;
 pub mod settings;
+pub mod smtp;
 pub mod values;
 
 pub use args::{DatabaseSettings, ServeSettings, SettingArgs, TokenSettings};
@@ -16,7 +17,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain::{Clock, SystemClock};
+use lettre::message::Mailbox;
 use storage::secret_box::KeySource;
+
+use smtp::SmtpUrl;
 
 use serde::Deserialize;
 
@@ -97,6 +101,13 @@ pub struct ServeConfig {
     pub worker_lease: Duration,
     /// How often housekeeping deletes rows that ran out.
     pub housekeeping_interval: Duration,
+    /// The SMTP server mail is handed to; `None`: mail waits in the outbox for an operator.
+    pub smtp_url: Option<SmtpUrl>,
+    /// The sender of every mail (required with `smtp_url`).
+    pub mail_from: Option<Mailbox>,
+    /// How often the mail worker looks for due mail when no commit of this node wakes it
+    /// (tests shorten it; not a setting).
+    pub mail_poll: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -147,6 +158,9 @@ impl ServeConfig {
             webhook_lease: Duration::from_secs(60),
             worker_lease: Duration::from_secs(30),
             housekeeping_interval: Duration::from_secs(600),
+            smtp_url: None,
+            mail_from: None,
+            mail_poll: Duration::from_secs(1),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,
@@ -189,8 +203,20 @@ impl ServeConfig {
         })
     }
 
+    /// Where mail goes and whom it is from, when SMTP is configured.
+    pub fn mailer(&self) -> Option<(&SmtpUrl, &Mailbox)> {
+        self.smtp_url.as_ref().zip(self.mail_from.as_ref())
+    }
+
     /// Refuses settings the server cannot work safely with.
     pub fn check(&self) -> Result<(), String> {
+        if self.smtp_url.is_some() && self.mail_from.is_none() {
+            return Err(
+                "--smtp-url needs --mail-from (COMMERCE_MAIL_FROM, mail_from in \
+                 commerce.toml): the address mail is sent from"
+                    .into(),
+            );
+        }
         // The dispatcher starts an attempt only while its claim outlasts both timeouts;
         // a shorter lease would send nothing, or let another node send it again.
         let attempt = self.webhook_timeout + self.webhook_connect_timeout();
@@ -220,6 +246,22 @@ fn show_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn smtp_needs_a_sender() {
+        let mut config = ServeConfig::defaults();
+        assert!(config.mailer().is_none());
+        config.smtp_url = Some(SmtpUrl::parse("smtp://u:p@smtp.example.com").unwrap());
+        let refused = config.check().unwrap_err();
+        assert!(refused.contains("--mail-from"), "{refused}");
+        assert!(config.mailer().is_none());
+        config.mail_from = Some(smtp::mail_from("shop@example.com").unwrap());
+        assert!(config.check().is_ok());
+        assert!(config.mailer().is_some());
+        // A sender alone is harmless: no mail is sent without a server.
+        config.smtp_url = None;
+        assert!(config.check().is_ok() && config.mailer().is_none());
+    }
 
     #[test]
     fn a_lease_must_outlast_an_attempt() {

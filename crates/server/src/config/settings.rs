@@ -6,6 +6,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use super::smtp::{SmtpUrl, mail_from};
 use super::values::{at_least_one, parse_duration, parse_rate_limit, parse_seconds};
 use super::{LogFormat, NodeRole, ServeConfig};
 
@@ -207,6 +208,19 @@ settings! {
         Kind::Text, hidden)
         default "10m", examples ["1s", "1h"],
         |c, v| c.housekeeping_interval = parse_duration(v)?;
+    /// Send mail through this SMTP server: smtp://[user:password@]host[:port] (STARTTLS
+    /// when offered; add ?tls=required to insist) or smtps://… (TLS from the start). The
+    /// password is never shown. Without it, mail waits in the outbox (`commerce mail
+    /// list`).
+    smtp_url ("smtp-url", "COMMERCE_SMTP_URL", Kind::Text, shown)
+        default "none: mail waits in the outbox",
+        examples ["smtp://mailer:secret@smtp.example.com:587", "smtps://smtp.example.net"],
+        |c, v| c.smtp_url = Some(SmtpUrl::parse(v)?);
+    /// The sender of every mail, e.g. `Example Shop <shop@example.com>` (required with
+    /// --smtp-url).
+    mail_from ("mail-from", "COMMERCE_MAIL_FROM", Kind::Text, shown)
+        default "none", examples ["Example Shop <shop@example.com>", "noreply@example.net"],
+        |c, v| c.mail_from = Some(mail_from(v)?);
     /// Seed demo data into an empty database and print how to use it.
     demo ("demo", "COMMERCE_DEMO", Kind::Switch, shown)
         default "off", examples ["true", "false"],

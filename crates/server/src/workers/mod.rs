@@ -4,6 +4,7 @@
 //! so every loop here selects on it).
 
 mod housekeeping;
+mod mail_delivery;
 mod singleton;
 mod upkeep;
 
@@ -19,6 +20,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use housekeeping::housekeeping;
+pub use mail_delivery::{MailDelivery, deliver_mail};
 pub use upkeep::{
     ENCRYPTION_KEY_RELOAD, record_token_use, refresh_revocations, refresh_signing_keys,
     reload_encryption_keys,

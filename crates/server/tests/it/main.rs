@@ -25,6 +25,7 @@ mod http_kernel;
 mod idempotency;
 mod lists;
 mod logs;
+mod mail;
 mod migration_history;
 mod oauth_errors;
 mod openapi;

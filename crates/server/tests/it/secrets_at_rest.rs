@@ -1,13 +1,14 @@
 //! What a stolen copy of the database gives: after a run that used every kind of secret,
 //! a dump (the SQLite file, `pg_dump`) holds none of them in raw form, nor the key that
 //! seals them, and no token can be made from anything in it; the server's logs (at debug
-//! level) hold no secret either.
+//! level) hold no secret either, nor the SMTP password or a mail's one-time token.
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use domain::Clock;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -16,7 +17,8 @@ use tokio::process::Command;
 
 use crate::binary::{BIN, seed_demo};
 use crate::on_both_backends;
-use crate::support::{Backend, TestDb, TestServer, access_token, json};
+use crate::support::smtp::SmtpServer;
+use crate::support::{Backend, TestDb, TestServer, access_token, eventually, json};
 
 on_both_backends!(
     no_secret_is_stored_or_logged_in_raw_form,
@@ -80,6 +82,12 @@ async fn encryption_keys(db: &TestDb) -> Vec<[u8; 32]> {
 async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
     let demo = seed_demo(&db).await;
     let dir = tempfile::tempdir().unwrap();
+    // A server that offers no authentication: every mail fails, and its failure is logged.
+    let smtp = SmtpServer::start().await;
+    let smtp_password = "smtp-password-of-the-relay";
+    let smtp_url = smtp
+        .url()
+        .replace("smtp://", &format!("smtp://mailer:{smtp_password}@"));
     let mut child = Command::new(BIN)
         .args(db.args(&[
             "serve",
@@ -88,6 +96,10 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
             "--log-format",
             "json",
             "--allow-private-webhook-targets",
+            "--smtp-url",
+            &smtp_url,
+            "--mail-from",
+            "shop@example.com",
         ]))
         .current_dir(dir.path())
         .env("COMMERCE_LOG", "debug")
@@ -238,6 +250,30 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
         .send()
         .await
         .unwrap();
+    // A mail carrying a one-time token, tried (and failed) before the server stops.
+    let mail_token = "one-time-token-of-a-mail";
+    let outbox = storage::Database::connect(&db.url, &storage::StoreOptions::default())
+        .await
+        .unwrap();
+    let secret_box = db.secret_box(&outbox).await;
+    let mut tx = outbox.begin().await.unwrap();
+    let mail = storage::mail_outbox::NewMail {
+        account_id: demo["account_id"].as_i64(),
+        purpose: "customer_password_reset",
+        to: "ana@example.com",
+        subject: "Reset your password",
+        text: &format!("Your code: {mail_token}"),
+    };
+    storage::mail_outbox::enqueue(&mut tx, &secret_box, &mail, domain::SystemClock.now())
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    outbox.close().await;
+    eventually("the mail's failed attempt recorded", || async {
+        let errors: Vec<(Option<String>,)> = db.rows("SELECT last_error FROM mail_outbox").await;
+        errors.into_iter().find_map(|(error,)| error)
+    })
+    .await;
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().unwrap().to_string()])
         .status()
@@ -247,6 +283,10 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
     assert!(
         logs.contains("\"level\":\"DEBUG\""),
         "debug logs were captured"
+    );
+    assert!(
+        logs.contains("mail not sent") && logs.contains("smtp://mailer:***@"),
+        "the mail's failure and the SMTP server were logged"
     );
     let stored = dump(&db).await;
     assert!(
@@ -264,6 +304,8 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
         ("webhook secret", hook_secret.as_str()),
         ("rotated webhook secret", next_hook_secret.as_str()),
         ("webhook password", hook_password),
+        ("SMTP password", smtp_password),
+        ("mail's one-time token", mail_token),
     ] {
         assert!(
             !contains(&stored, secret.as_bytes()),

@@ -18,6 +18,7 @@ pub enum Backend {
 mod fixture;
 pub mod openapi;
 mod outbox;
+pub mod smtp;
 mod template;
 pub mod test_redis;
 mod write_hold;

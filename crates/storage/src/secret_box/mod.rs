@@ -1,7 +1,8 @@
 //! Encryption at rest for the secrets the service must read back — token signing keys,
-//! client secrets (they verify JWT bearer assertions), webhook secrets and passwords, and
-//! kept answers that may hold a secret shown once — with AES-256-GCM under keys that live
-//! outside the database, so that a copy of the database reveals none of them.
+//! client secrets (they verify JWT bearer assertions), webhook secrets and passwords,
+//! kept answers that may hold a secret shown once, and the bodies of mail not yet sent
+//! (they may hold one-time tokens) — with AES-256-GCM under keys that live outside the
+//! database, so that a copy of the database reveals none of them.
 //!
 //! A sealed value is `version (1 byte) || key id (8) || nonce (12) || ciphertext`. A box
 //! holds one or more keys: the first seals, every one opens, so that keys rotate without

@@ -3,7 +3,7 @@
 
 use services::customers::input::{AddressChanges, NewAddress, OwnChanges};
 
-use super::{PasswordChange, SessionAnswer, SignIn};
+use super::{NewPassword, PasswordChange, ResetRequest, SessionAnswer, SignIn};
 use crate::area::{Access, Area, Path, RootLink, Routes};
 use crate::customers::{ADDRESS_LIST, AddressFields, CustomerFields};
 use crate::kernel::state::ApiConfig;
@@ -14,6 +14,9 @@ use crate::rels;
 
 /// Where a customer signs in to one of the shop's seller's accounts.
 pub const SESSIONS: Path = Path::new("/shops/{id}/customer_sessions");
+/// Where a customer asks for a password reset, and where they set the new password.
+pub const RESETS: Path = Path::new("/shops/{id}/customer_password_resets");
+pub const NEW_PASSWORD: Path = Path::new("/shops/{id}/customer_password");
 pub const SESSION: Path = Path::new("/customer/session");
 pub const PROFILE: Path = Path::new("/customer");
 pub const PASSWORD: Path = Path::new("/customer/password");
@@ -30,6 +33,16 @@ pub static AREA: Area = Area {
             rel: &rels::ACCOUNT_SIGN_IN,
             shown: storefront,
             href: |urls| urls.template(SESSIONS),
+        },
+        RootLink {
+            rel: &rels::ACCOUNT_RESET_PASSWORD,
+            shown: storefront,
+            href: |urls| urls.template(RESETS),
+        },
+        RootLink {
+            rel: &rels::ACCOUNT_NEW_PASSWORD,
+            shown: storefront,
+            href: |urls| urls.template(NEW_PASSWORD),
         },
         RootLink {
             rel: &rels::ACCOUNT_CUSTOMER,
@@ -71,6 +84,28 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             .scope(domain::Scope::Public)
             .json_body::<SignIn>()
             .rel(&rels::ACCOUNT_SIGN_IN),
+        )
+        .post(
+            RESETS,
+            super::request_reset,
+            Op::new(
+                "Ask for a customer's password reset (a storefront app's token, public scope)",
+                Answer::accepted(),
+            )
+            .scope(domain::Scope::Public)
+            .json_body::<ResetRequest>()
+            .rel(&rels::ACCOUNT_RESET_PASSWORD),
+        )
+        .put(
+            NEW_PASSWORD,
+            super::complete_reset,
+            Op::new(
+                "Set a customer's password with a reset token (a storefront app's token, public scope)",
+                Answer::no_content(),
+            )
+            .scope(domain::Scope::Public)
+            .json_body::<NewPassword>()
+            .rel(&rels::ACCOUNT_NEW_PASSWORD),
         )
         .delete(
             SESSION,

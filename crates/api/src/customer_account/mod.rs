@@ -18,7 +18,7 @@ use oauth::{SignInError, SignedInCustomer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::customers::input::{AddressChanges, NewAddress, OwnChanges};
-use services::customers::{self as operations, FullCustomer, PasswordHash};
+use services::customers::{self as operations, FullCustomer, PasswordHash, passwords};
 use services::{Actor, Who};
 use storage::customers;
 use storage::orders;
@@ -52,11 +52,104 @@ pub struct SessionAnswer {
     customer_id: i64,
 }
 
+/// Whose password to reset.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ResetRequest {
+    email: String,
+}
+
+/// A new password, with the token the reset mail carried.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NewPassword {
+    reset_token: String,
+    /// At least 10 characters.
+    password: String,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PasswordChange {
     current_password: String,
     /// At least 10 characters.
     password: String,
+}
+
+/// Asks for a password reset for the shop's seller's customer with this email: 202
+/// whether or not there is one (the mail goes only to a customer's address).
+async fn request_reset(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(shop_id): ResourceId,
+    ClientAddress(ip): ClientAddress,
+    JsonBody(input): JsonBody<ResetRequest>,
+) -> ApiResult<impl IntoResponse> {
+    let shop = storefront_shop(&state, &auth, shop_id).await?;
+    let mut errors = FieldErrors::new();
+    errors.check("email", domain::validation::email(input.email.trim()));
+    errors.into_result()?;
+    state
+        .auth
+        .count_reset_request(shop.seller_id, &input.email, ip)
+        .await
+        .map_err(sign_in_error)?;
+    passwords::request_reset(
+        &state.services,
+        state.auth.secret_box(),
+        &shop,
+        &input.email,
+    )
+    .await?;
+    Ok(StatusCode::ACCEPTED)
+}
+
+/// Sets a new password with the token a reset mail carried; ends the customer's sessions.
+async fn complete_reset(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(shop_id): ResourceId,
+    JsonBody(input): JsonBody<NewPassword>,
+) -> ApiResult<impl IntoResponse> {
+    let shop = storefront_shop(&state, &auth, shop_id).await?;
+    let mut errors = FieldErrors::new();
+    errors.check("password", oauth::password::validate(&input.password));
+    errors.into_result()?;
+    let hash = PasswordHash(oauth::password::hash(input.password).await);
+    let actor = Actor {
+        who: Who::App {
+            app_id: auth.app_id,
+        },
+        tenant: storage::Tenant {
+            account_id: shop.account_id,
+            seller_id: Some(shop.seller_id),
+        },
+        scopes: ScopeSet::EMPTY,
+    };
+    passwords::complete_reset(&state.services, &actor, &shop, &input.reset_token, hash).await?;
+    state.auth.refresh_revocations().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The shop a storefront app's token names (public scope; not a customer's session).
+async fn storefront_shop(state: &AppState, auth: &Auth, shop_id: i64) -> ApiResult<shops::Shop> {
+    auth.require(domain::Scope::Public)?;
+    if auth.customer().is_some() {
+        return Err(ApiError::insufficient_scope(domain::Scope::Public));
+    }
+    shops::by_ids(&state.db, &[shop_id])
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(ApiError::not_found)
+}
+
+fn sign_in_error(err: SignInError) -> ApiError {
+    match err {
+        SignInError::Throttled(secs) => ApiError::too_many_requests(secs),
+        SignInError::Wrong => ApiError::new(
+            ErrorCode::InvalidCredentials,
+            "the email or password is wrong",
+        ),
+        SignInError::Storage(err) => err.into(),
+    }
 }
 
 /// Signs one of the shop's seller's customers in, for a storefront app's token.
@@ -67,15 +160,7 @@ async fn sign_in(
     ClientAddress(ip): ClientAddress,
     JsonBody(input): JsonBody<SignIn>,
 ) -> ApiResult<Hal> {
-    auth.require(domain::Scope::Public)?;
-    if auth.customer().is_some() {
-        return Err(ApiError::insufficient_scope(domain::Scope::Public));
-    }
-    let shop = shops::by_ids(&state.db, &[shop_id])
-        .await?
-        .into_iter()
-        .next()
-        .ok_or_else(ApiError::not_found)?;
+    let shop = storefront_shop(&state, &auth, shop_id).await?;
     let customer = signed_in(&state, shop.seller_id, &input.email, &input.password, ip).await?;
     let through = Storefront {
         app_id: auth.app_id,
@@ -110,14 +195,7 @@ async fn signed_in(
         .auth
         .sign_in_customer(seller_id, email, password, ip)
         .await
-        .map_err(|err| match err {
-            SignInError::Throttled(secs) => ApiError::too_many_requests(secs),
-            SignInError::Wrong => ApiError::new(
-                ErrorCode::InvalidCredentials,
-                "the email or password is wrong",
-            ),
-            SignInError::Storage(err) => err.into(),
-        })
+        .map_err(sign_in_error)
 }
 
 /// Ends the session whose token this is.

@@ -7,6 +7,15 @@ crate::rels::define_rels! {
          expires_in and customer_id. A wrong or unknown email or password, a customer with no password yet \
          and a disabled customer are all answered alike: 400 invalid_credentials. Repeated failures for an \
          email or from an address are throttled (429 with Retry-After).");
+    ACCOUNT_RESET_PASSWORD = ("account", "reset_password", Post, "Ask for a password reset",
+        "Body: email. A storefront app's token (public scope) asks for a reset of the password of the shop's \
+         seller's customer with this email; answered 202 whether or not there is one. A customer who may sign \
+         in is mailed a single-use code, valid for one hour (kept only as its digest). Three requests per \
+         email and twenty per address within 15 minutes, then 429 with Retry-After.");
+    ACCOUNT_NEW_PASSWORD = ("account", "new_password", Put, "Set a new password with a reset code",
+        "Body: reset_token (the mailed code), password (at least 10 characters). 204; the code is used up, \
+         the customer's other codes are void, every session of theirs ends, and an invited customer becomes \
+         active. An unknown, used or expired code is a 422 on reset_token.");
     ACCOUNT_CUSTOMER = ("account", "customer", Get, "The signed-in customer",
         "The customer whose session the token is, with their addresses and order figures. Needs a customer \
          session's token.");

@@ -110,6 +110,11 @@ impl Answer {
         Self::Empty { status: 200 }
     }
 
+    /// `202 Accepted` and no body.
+    pub const fn accepted() -> Self {
+        Self::Empty { status: 202 }
+    }
+
     /// `204 No Content`.
     pub const fn no_content() -> Self {
         Self::Empty { status: 204 }

@@ -6,13 +6,24 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use std::time::Duration;
+
+use server::config::smtp::{SmtpUrl, mail_from};
+
 use crate::on_both_backends;
-use crate::support::{TestServer, error_fields, item_ids};
+use crate::support::smtp::SmtpServer;
+use crate::support::{Backend, TestServer, error_fields, eventually, item_ids};
 
 on_both_backends!(
     a_session_reaches_the_customers_own_data_and_nothing_else,
     sessions_end_on_sign_out_new_passwords_disabling_and_deleting,
     failed_sign_ins_are_throttled_per_email,
+);
+
+// Password resets send mail through a real SMTP server the test starts.
+crate::on_both_backends!(
+    a_mailed_reset_code_sets_a_password_once_and_ends_every_session,
+    reset_requests_tell_nothing_and_are_throttled,
 );
 
 const PASSWORD: &str = "correct horse battery";
@@ -498,4 +509,216 @@ async fn failed_sign_ins_are_throttled_per_email(s: TestServer) {
     // Another email is not locked by them.
     let (status, _) = sign_in(&s, &storefront, "other@example.com", "wrong password!!").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+/// A server that mails through `smtp`.
+async fn mailing_server(backend: Backend, smtp: &SmtpServer) -> TestServer {
+    let url = smtp.url();
+    TestServer::start_with(backend, |c| {
+        c.smtp_url = Some(SmtpUrl::parse(&url).unwrap());
+        c.mail_from = Some(mail_from("Demo Shop <shop@example.com>").unwrap());
+        c.mail_poll = Duration::from_millis(50);
+    })
+    .await
+}
+
+/// `POST /v2/shops/{shop}/customer_password_resets` for `email`.
+async fn ask_reset(s: &TestServer, storefront: &str, email: &str) -> reqwest::Response {
+    s.request(
+        Method::POST,
+        &format!("/v2/shops/{}/customer_password_resets", s.shop_id()),
+        storefront,
+    )
+    .json(&json!({"email": email}))
+    .send()
+    .await
+    .unwrap()
+}
+
+/// `PUT /v2/shops/{shop}/customer_password`.
+async fn set_password(
+    s: &TestServer,
+    storefront: &str,
+    code: &str,
+    password: &str,
+) -> (StatusCode, Value) {
+    s.call(
+        Method::PUT,
+        &format!("/v2/shops/{}/customer_password", s.shop_id()),
+        storefront,
+        Some(json!({"reset_token": code, "password": password})),
+    )
+    .await
+}
+
+/// The code in the `n`-th reset mail to `to` (the line after "enter this code").
+async fn mailed_code(smtp: &SmtpServer, to: &str, n: usize) -> String {
+    let mail = eventually(&format!("reset mail {n} for {to}"), || async {
+        smtp.received()
+            .into_iter()
+            .filter(|m| m.to == [to])
+            .nth(n - 1)
+    })
+    .await;
+    assert!(
+        mail.subject().starts_with("Reset your password at "),
+        "{}",
+        mail.subject()
+    );
+    let text = mail.text();
+    let code = text
+        .lines()
+        .skip_while(|line| !line.contains("enter this code"))
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.contains("enter this code"))
+        .unwrap_or_else(|| panic!("no code in {text}"));
+    code.to_owned()
+}
+
+async fn a_mailed_reset_code_sets_a_password_once_and_ends_every_session(backend: Backend) {
+    let smtp = SmtpServer::start().await;
+    let s = mailing_server(backend, &smtp).await;
+    let staff = s.owner_token().await;
+    let storefront = storefront_token(&s).await;
+    // An invited customer without a password sets one through a reset.
+    let invited = create_customer(
+        &s,
+        &staff,
+        json!({"email": "Ada@Example.com", "status": "invited"}),
+    )
+    .await;
+    let response = ask_reset(&s, &storefront, "ada@example.com").await;
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let code = mailed_code(&smtp, "Ada@Example.com", 1).await;
+    // Kept only as its digest; the mail's body is erased once sent.
+    let digests: Vec<(Vec<u8>,)> =
+        s.db.rows(&format!(
+            "SELECT digest FROM customer_password_resets WHERE customer_id = {}",
+            invited["id"]
+        ))
+        .await;
+    assert_eq!(
+        digests,
+        [(storage::secrets::sha256(code.as_bytes()).to_vec(),)]
+    );
+    eventually("the sent mail's body to be erased", || async {
+        let kept =
+            s.db.scalar("SELECT COUNT(*) FROM mail_outbox WHERE body_sealed IS NOT NULL")
+                .await;
+        (kept == 0).then_some(())
+    })
+    .await;
+    let updated_before = s.event_count("customers.updated").await;
+    let (status, refused) = set_password(&s, &storefront, &code, "short").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&refused), ["password"]);
+    let (status, _) = set_password(&s, &storefront, &code, "my own new password").await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (_, now_active) = s
+        .get_json(&format!("/v2/customers/{}", invited["id"]), &staff)
+        .await;
+    assert_eq!(now_active["status"], "active");
+    assert_eq!(s.event_count("customers.updated").await, updated_before + 1);
+    // Used once.
+    let (status, refused) = set_password(&s, &storefront, &code, "another new password").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(error_fields(&refused), ["reset_token"]);
+    let (status, refused) =
+        set_password(&s, &storefront, "not-a-code", "another new password").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&refused), ["reset_token"]);
+    let session_token = session(&s, &storefront, "ada@example.com", "my own new password").await;
+
+    // A completed reset voids the other codes and ends every session.
+    ask_reset(&s, &storefront, "ada@example.com").await;
+    ask_reset(&s, &storefront, "ada@example.com").await;
+    let second = mailed_code(&smtp, "Ada@Example.com", 2).await;
+    let third = mailed_code(&smtp, "Ada@Example.com", 3).await;
+    let (status, _) = set_password(&s, &storefront, &third, "the third password").await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        status_of(&s, "/v2/customer", &session_token).await,
+        StatusCode::UNAUTHORIZED
+    );
+    let (status, _) = set_password(&s, &storefront, &second, "the second password").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "voided");
+    session(&s, &storefront, "ada@example.com", "the third password").await;
+
+    // A code is good for an hour.
+    let bob = create_customer(&s, &staff, json!({"email": "bob@example.com"})).await;
+    ask_reset(&s, &storefront, "bob@example.com").await;
+    let late = mailed_code(&smtp, "bob@example.com", 1).await;
+    s.db.execute(&format!(
+        "UPDATE customer_password_resets SET expires_on = 0 WHERE customer_id = {}",
+        bob["id"]
+    ))
+    .await;
+    let (status, _) = set_password(&s, &storefront, &late, "too late a password").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    smtp.stop().await;
+}
+
+async fn reset_requests_tell_nothing_and_are_throttled(backend: Backend) {
+    let smtp = SmtpServer::start().await;
+    let s = mailing_server(backend, &smtp).await;
+    let staff = s.owner_token().await;
+    let storefront = storefront_token(&s).await;
+    create_customer(&s, &staff, json!({"email": "ada@example.com"})).await;
+    create_customer(
+        &s,
+        &staff,
+        json!({"email": "off@example.com", "status": "disabled"}),
+    )
+    .await;
+    // Known, unknown and disabled emails get the same answer; only the known one is mailed.
+    for email in ["ada@example.com", "nobody@example.com", "off@example.com"] {
+        let response = ask_reset(&s, &storefront, email).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "{email}");
+        assert_eq!(response.text().await.unwrap(), "", "{email}");
+    }
+    mailed_code(&smtp, "ada@example.com", 1).await;
+    assert_eq!(
+        s.db.scalar("SELECT COUNT(*) FROM mail_outbox").await,
+        1,
+        "one mail, to the customer who may sign in"
+    );
+    // A bad email is refused on its field; other tokens are refused.
+    let response = ask_reset(&s, &storefront, "not an email").await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        ask_reset(&s, &staff, "ada@example.com").await.status(),
+        StatusCode::ACCEPTED
+    );
+    let scoped = s
+        .password_token(
+            &s.demo.user.email.clone(),
+            &s.demo.user.password.clone(),
+            Some("customers.write"),
+        )
+        .await;
+    assert_eq!(
+        ask_reset(&s, &scoped, "ada@example.com").await.status(),
+        StatusCode::FORBIDDEN
+    );
+    // Three requests per email within the window (two were sent above), known or not.
+    assert_eq!(
+        ask_reset(&s, &storefront, "ada@example.com").await.status(),
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(
+        ask_reset(&s, &storefront, "ada@example.com").await.status(),
+        StatusCode::TOO_MANY_REQUESTS
+    );
+    for _ in 0..2 {
+        assert_eq!(
+            ask_reset(&s, &storefront, "nobody@example.com")
+                .await
+                .status(),
+            StatusCode::ACCEPTED
+        );
+    }
+    let response = ask_reset(&s, &storefront, "nobody@example.com").await;
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(response.headers().contains_key("retry-after"));
+    smtp.stop().await;
 }

@@ -2,6 +2,7 @@
 //! is linked to (found by email, or created); and the figures their orders' moves keep.
 
 pub mod input;
+pub mod passwords;
 
 use std::collections::HashMap;
 

@@ -534,6 +534,7 @@ impl Runner<'_> {
             .request(request.method.clone(), self.s.url(&request.target));
         builder = match request.kind {
             Kind::Api => builder.bearer_auth(&self.token),
+            Kind::Customer => builder.bearer_auth(&self.fixture.customer_token),
             Kind::Page => builder.header("cookie", &self.fixture.cookies),
             Kind::OAuth => builder,
         };
@@ -586,7 +587,7 @@ impl Runner<'_> {
 /// What a control character in a query parameter gets.
 fn refused(kind: Kind, name: &str) -> Expect {
     match kind {
-        Kind::Api => Expect::Invalid(Some(name.to_owned())),
+        Kind::Api | Kind::Customer => Expect::Invalid(Some(name.to_owned())),
         Kind::OAuth => Expect::InvalidRequest,
         Kind::Page => Expect::BadPage,
     }
@@ -610,7 +611,7 @@ fn check(request: &Request, status: StatusCode, content_type: &str, bytes: &[u8]
     }
     if status.as_u16() >= 400 {
         let shape = match request.kind {
-            Kind::Api => api_error_shape(status, bytes),
+            Kind::Api | Kind::Customer => api_error_shape(status, bytes),
             Kind::OAuth => oauth_error_shape(bytes),
             Kind::Page if content_type.starts_with("text/html") => Ok(()),
             Kind::Page => Err(format!("an error page of type {content_type:?}")),

@@ -14,6 +14,9 @@ use crate::support::TestServer;
 pub enum Kind {
     /// The API's JSON errors (`/v2`, `/v1`, docs, files, operations).
     Api,
+    /// The signed-in customer's routes: the API's errors, sent with a customer session's
+    /// token.
+    Customer,
     /// The OAuth endpoints: RFC 6749 JSON errors.
     OAuth,
     /// The authorization service's HTML pages.
@@ -63,6 +66,8 @@ impl Route {
 /// The resources the routes are pointed at, created through the API.
 pub struct Fixture {
     values: Vec<(&'static str, String)>,
+    /// A session's token of the fixture's customer.
+    pub customer_token: String,
     pub client_id: String,
     pub client_secret: String,
     /// The `Cookie` header of a signed-in page session, and its CSRF token.
@@ -179,11 +184,13 @@ impl Fixture {
         values.push(("order", id(&order)));
         let customer = post(
             "/v2/customers".into(),
-            json!({"email": "fuzzed@example.com", "addresses": [{"street": "Main 1"}]}),
+            json!({"email": "fuzzed@example.com", "password": CUSTOMER_PASSWORD,
+                   "addresses": [{"street": "Main 1"}]}),
         )
         .await;
         values.push(("customer", id(&customer)));
         values.push(("address", id(&customer["addresses"][0])));
+        let customer_token = customer_session(s).await;
         // Port 1 refuses at once: the handshake fails quickly and nothing is delivered.
         let webhook = post(
             "/v2/webhooks".into(),
@@ -226,12 +233,40 @@ impl Fixture {
         let (cookies, csrf) = sign_in(s).await;
         Self {
             values,
+            customer_token,
             client_id: s.demo.app.client_id.clone(),
             client_secret: s.demo.app.client_secret.clone(),
             cookies,
             csrf,
         }
     }
+}
+
+/// The fixture customer's password (the routes' bodies name another, so that no request
+/// the fuzz sends can change it).
+const CUSTOMER_PASSWORD: &str = "the fixture's password";
+
+/// A session of the fixture's customer, signed in through a storefront app.
+async fn customer_session(s: &TestServer) -> String {
+    let (id, secret) = s
+        .register_app(None, "public", "client_credentials", false)
+        .await;
+    let storefront = s
+        .client_credentials_token(&id, &secret, Some("public"))
+        .await;
+    let (status, session) = s
+        .call(
+            Method::POST,
+            &format!("/v2/shops/{}/customer_sessions", s.shop_id()),
+            &storefront,
+            Some(json!({"email": "fuzzed@example.com", "password": CUSTOMER_PASSWORD})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{session}");
+    session["access_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned()
 }
 
 /// A 1×1 PNG.
@@ -313,6 +348,13 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     };
     let get =
         |path: &'static str, query: Vec<&'static str>| api(Method::GET, path, query, Input::None);
+    let own = |method: Method, path: &'static str, query: Vec<&'static str>, input: Input| Route {
+        method,
+        path,
+        query,
+        input,
+        kind: Kind::Customer,
+    };
     let none = || Input::None;
     let body = Input::Json;
     let address = json!({"name": "Ana", "company": "Co", "street": "Main 1", "street_2": "B",
@@ -774,9 +816,21 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             vec![],
             body(json!({"email": "fuzzed@example.com", "password": "a long password"})),
         ),
-        api(Method::DELETE, "/v2/customer/session", vec![], none()),
-        get("/v2/customer", vec![]),
         api(
+            Method::POST,
+            "/v2/shops/{shop}/customer_password_resets",
+            vec![],
+            body(json!({"email": "fuzzed@example.com"})),
+        ),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/customer_password",
+            vec![],
+            body(json!({"reset_token": "not-a-code", "password": "a long password"})),
+        ),
+        own(Method::DELETE, "/v2/customer/session", vec![], none()),
+        own(Method::GET, "/v2/customer", vec![], none()),
+        own(
             Method::PUT,
             "/v2/customer",
             vec![],
@@ -786,40 +840,52 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                 "default_shipping_address_id": id("address"), "default_billing_address_id": id("address")}),
             ),
         ),
-        api(
+        own(
             Method::PUT,
             "/v2/customer/password",
             vec![],
             body(json!({"current_password": "a long password", "password": "another long one"})),
         ),
-        get("/v2/customer/addresses", list(&[], false)),
-        api(
+        own(
+            Method::GET,
+            "/v2/customer/addresses",
+            list(&[], false),
+            none(),
+        ),
+        own(
             Method::POST,
             "/v2/customer/addresses",
             vec![],
             body(new_address.clone()),
         ),
-        get("/v2/customer/addresses/{address}", vec![]),
-        api(
+        own(
+            Method::GET,
+            "/v2/customer/addresses/{address}",
+            vec![],
+            none(),
+        ),
+        own(
             Method::PUT,
             "/v2/customer/addresses/{address}",
             vec![],
             body(new_address.clone()),
         ),
-        api(
+        own(
             Method::DELETE,
             "/v2/customer/addresses/{address}",
             vec![],
             none(),
         ),
-        get(
+        own(
+            Method::GET,
             "/v2/customer/orders",
             list(
                 &["status", "shop_ids", "code", "contact_id", "total.gte"],
                 true,
             ),
+            none(),
         ),
-        get("/v2/customer/orders/{order}", vec![]),
+        own(Method::GET, "/v2/customer/orders/{order}", vec![], none()),
         get("/v2/personal_access_tokens", list(&[], false)),
         api(
             Method::POST,

@@ -536,6 +536,7 @@ mod tests {
         "refresh_tokens.digest",
         "authorization_codes.digest",
         "web_sessions.digest",
+        "customer_password_resets.digest",
         "idempotency_keys.key_digest",
         "idempotency_keys.fingerprint",
         "product_asset_data.data",

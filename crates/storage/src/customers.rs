@@ -621,3 +621,24 @@ pub async fn set_password(tx: &mut Tx, id: i64, hash: Option<&str>) -> Result<()
         .execute(tx)
         .await
 }
+
+/// Which of `ids` name none of the seller's customers, in the order given.
+pub async fn not_of_seller(tx: &mut Tx, seller_id: i64, ids: &[i64]) -> Result<Vec<i64>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.eq("seller_id", Arg::Int(seller_id))
+        .any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!("SELECT id FROM customers{}", f.where_sql());
+    let found: Vec<i64> = with_conn!(Exec::Tx(tx), |c| {
+        crate::sql::bind_scalar(sqlx::query_scalar(sqlx::AssertSqlSafe(sql)), f.args())
+            .fetch_all(c)
+            .await
+    })?;
+    Ok(ids
+        .iter()
+        .copied()
+        .filter(|id| !found.contains(id))
+        .collect())
+}

@@ -20,7 +20,7 @@ crate::rels::define_rels! {
          default currency), starts_on and ends_on (RFC 3339 date-times or null; ends_on must be after \
          starts_on), priority (integer from -1000000 to 1000000, default 0) and contact_ids (ids of the \
          seller's customers, at most 1000; empty or absent: every buyer; an order linked to one of them is \
-         priced by the list). The ids are stored as given and not checked against the customers. Answers 201 and \
+         priced by the list; an id that names none of the seller's customers is a 422). Answers 201 and \
          records price_lists.created. Honours Idempotency-Key. Needs products.write.");
     PRICE_LISTS_UPDATE = ("price_lists", "update", Put, "Update the price list",
         "Changes any of name, description, status, kind, currency_code (only while the list has no items, \

@@ -122,6 +122,24 @@ async fn last_event(s: &TestServer, topic: &str) -> Value {
     serde_json::from_str(&event.item).unwrap()
 }
 
+/// `n` new customers of the demo seller, for lists that name their buyers; their ids.
+async fn customer_ids(s: &TestServer, token: &str, n: usize) -> Vec<i64> {
+    let mut ids = Vec::with_capacity(n);
+    for i in 0..n {
+        let (status, customer) = send(
+            s,
+            Method::POST,
+            "/v2/customers",
+            token,
+            json!({"email": format!("buyer{i}@example.com")}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::CREATED, "{customer}");
+        ids.push(id_of(&customer));
+    }
+    ids
+}
+
 fn id_of(doc: &Value) -> i64 {
     doc["id"].as_i64().unwrap()
 }
@@ -164,8 +182,24 @@ async fn create_read_update_delete_and_record_events(s: TestServer) {
     );
 
     let path = format!("/v2/price_lists/{id}");
+    let buyers = customer_ids(&s, &token, 2).await;
+    // Only the seller's customers may be named.
+    let (status, refused) = send(
+        &s,
+        Method::PUT,
+        &path,
+        &token,
+        json!({"contact_ids": [buyers[0], 999_999]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(
+        refused["_embedded"]["errors"][0]["messages"][0],
+        "names no customer of the seller: 999999"
+    );
     let changes = json!({"status": "active", "kind": "sale", "priority": 5, "currency_code": "EUR",
-        "starts_on": "2026-01-01T00:00:00Z", "ends_on": "2027-01-01T00:00:00+02:00", "contact_ids": [3, 3, 4]});
+        "starts_on": "2026-01-01T00:00:00Z", "ends_on": "2027-01-01T00:00:00+02:00",
+        "contact_ids": [buyers[0], buyers[0], buyers[1]]});
     let (status, updated) = send(&s, Method::PUT, &path, &token, changes.clone()).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(updated["status"], "active");
@@ -174,7 +208,7 @@ async fn create_read_update_delete_and_record_events(s: TestServer) {
     assert_eq!(updated["currency_code"], "EUR");
     assert_eq!(updated["starts_on"], "2026-01-01T00:00:00Z");
     assert_eq!(updated["ends_on"], "2026-12-31T22:00:00Z");
-    assert_eq!(updated["contact_ids"], json!([3, 4]));
+    assert_eq!(updated["contact_ids"], json!(buyers));
     assert_eq!(s.event_count("price_lists.updated").await, 1);
     assert_eq!(last_event(&s, "price_lists.updated").await, updated);
     // The same values again change nothing and record nothing.

@@ -42,6 +42,7 @@ pub async fn create(
     services
         .write(|tx| {
             async move {
+                check_contacts(tx, seller.id, &data.contact_ids, &[]).await?;
                 let list = stored::insert(tx, seller.account_id, seller.id, data, op.now).await?;
                 let shown = record_list(tx, op, topic::PRICE_LISTS_CREATED, &list).await?;
                 Ok(Shown::new(list, shown))
@@ -71,6 +72,13 @@ pub async fn update(
                     let shown = show(op, &current);
                     return Ok(Shown::new(current, shown));
                 }
+                check_contacts(
+                    tx,
+                    current.seller_id,
+                    &data.contact_ids,
+                    &current.contact_ids.0,
+                )
+                .await?;
                 let list = stored::update(tx, id, &data, op.now).await?;
                 let shown = record_list(tx, op, topic::PRICE_LISTS_UPDATED, &list).await?;
                 Ok(Shown::new(list, shown))
@@ -101,6 +109,30 @@ pub async fn remove(
             .scoped()
         })
         .await
+}
+
+/// The contacts a write names are the seller's customers; ids the list already held
+/// pass (their customer may have been deleted since, which only makes them match no one).
+async fn check_contacts(
+    tx: &mut Tx,
+    seller_id: i64,
+    ids: &[i64],
+    held: &[i64],
+) -> ServiceResult<()> {
+    let new: Vec<i64> = ids
+        .iter()
+        .copied()
+        .filter(|id| !held.contains(id))
+        .collect();
+    let missing = storage::customers::not_of_seller(tx, seller_id, &new).await?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let named: Vec<String> = missing.iter().map(i64::to_string).collect();
+    Err(ServiceError::invalid_field(
+        "contact_ids",
+        format!("names no customer of the seller: {}", named.join(", ")),
+    ))
 }
 
 async fn locked(tx: &mut Tx, tenant: Tenant, id: i64) -> ServiceResult<PriceList> {

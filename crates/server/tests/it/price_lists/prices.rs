@@ -4,7 +4,9 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use super::{another_account_token, create_list, get, id_of, put_items, two_variant_product};
+use super::{
+    another_account_token, create_list, customer_ids, get, id_of, put_items, two_variant_product,
+};
 use crate::on_both_backends;
 use crate::support::{TestServer, error_fields};
 
@@ -28,6 +30,7 @@ async fn prices(s: &TestServer, token: &str, list_id: i64, query: &str) -> Value
 async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
     let token = s.owner_token().await;
     let (_, v) = two_variant_product(&s, &token, "Pen").await;
+    let buyers = customer_ids(&s, &token, 3).await;
     let ids = format!("variant_ids={},{}", v[0], v[1]);
 
     let wholesale =
@@ -109,6 +112,7 @@ async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
     );
 
     // Lists that do not apply say why, and leave the base price.
+    let vip2_extra = format!("&contact_id={}", buyers[1]);
     let not_applying = [
         (json!({"name": "Draft"}), "", "status"),
         (json!({"name": "Off", "status": "inactive"}), "", "status"),
@@ -128,13 +132,13 @@ async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
             "currency",
         ),
         (
-            json!({"name": "VIP", "status": "active", "contact_ids": [5]}),
+            json!({"name": "VIP", "status": "active", "contact_ids": [buyers[0]]}),
             "",
             "contact",
         ),
         (
-            json!({"name": "VIP2", "status": "active", "contact_ids": [5]}),
-            "&contact_id=6",
+            json!({"name": "VIP2", "status": "active", "contact_ids": [buyers[0]]}),
+            vip2_extra.as_str(),
             "contact",
         ),
     ];
@@ -190,7 +194,7 @@ async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
         &create_list(
             &s,
             &token,
-            json!({"name": "VIP3", "status": "active", "contact_ids": [5, 7]}),
+            json!({"name": "VIP3", "status": "active", "contact_ids": [buyers[0], buyers[2]]}),
         )
         .await,
     );
@@ -199,7 +203,7 @@ async fn prices_follow_tiers_kinds_and_conditions(s: TestServer) {
             &s,
             &token,
             vip,
-            &format!("variant_ids={}&contact_id=7", v[0])
+            &format!("variant_ids={}&contact_id={}", v[0], buyers[2])
         )
         .await["applies"],
         true
@@ -249,12 +253,13 @@ async fn the_loader_finds_applicable_lists_in_two_queries(s: TestServer) {
 
     let token = s.owner_token().await;
     let (_, v) = two_variant_product(&s, &token, "Box").await;
+    let buyer = customer_ids(&s, &token, 1).await[0];
     let mut ids = Vec::new();
     for (name, extra, price) in [
         ("Low", json!({"priority": 1}), 800),
         ("High", json!({"priority": 5, "kind": "sale"}), 1100),
         ("Draft", json!({"status": "draft", "priority": 9}), 100),
-        ("VIP", json!({"priority": 7, "contact_ids": [42]}), 500),
+        ("VIP", json!({"priority": 7, "contact_ids": [buyer]}), 500),
         ("Euro", json!({"priority": 8, "currency_code": "EUR"}), 100),
     ] {
         let mut body = json!({"name": name, "status": "active"});
@@ -295,7 +300,7 @@ async fn the_loader_finds_applicable_lists_in_two_queries(s: TestServer) {
     assert_eq!(won.applied.map(|a| a.price_list_id), Some(ids[0]));
     assert!(loaded.candidates(v[1]).is_empty());
     let vip = Purchase {
-        contact_id: Some(42),
+        contact_id: Some(buyer),
         ..anonymous
     };
     let loaded = pricing_lists(&db, seller, &vip, &v[..1]).await.unwrap();

@@ -2,7 +2,7 @@
 
 use domain::Scope;
 use domain::order::Transition;
-use services::orders::input::{NewOrder, OrderChanges, ShipInput};
+use services::orders::input::{NewOrder, OrderChanges, ShipInput, TrackingInput};
 
 use super::ORDER_LIST;
 use crate::area::{Access, Area, Path, RootLink, Routes};
@@ -16,6 +16,7 @@ pub const ORDER: Path = Path::new("/orders/{id}");
 pub const PLACE: Path = Path::new("/orders/{id}/place");
 pub const CLOSE: Path = Path::new("/orders/{id}/close");
 pub const SHIP: Path = Path::new("/orders/{id}/ship");
+pub const TRACKING: Path = Path::new("/orders/{id}/tracking");
 pub const CANCEL: Path = Path::new("/orders/{id}/cancel");
 /// A shop's orders: where an order is created.
 pub const SHOP_ORDERS: Path = Path::new("/shops/{id}/orders");
@@ -90,6 +91,13 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
                 .rel(&rels::ORDERS_SHIP),
         )
         .put(
+            TRACKING,
+            super::tracking,
+            write("Set a shipment's tracking (ships a closed order), and tell the customer")
+                .json_body::<TrackingInput>()
+                .rel(&rels::ORDERS_TRACKING),
+        )
+        .put(
             CANCEL,
             super::cancel,
             write("Cancel an order (checkout, placed or closed → cancelled)")
@@ -127,6 +135,10 @@ impl Urls {
     /// A move of an order.
     pub fn order_move(&self, id: i64, transition: Transition) -> String {
         self.at(path_of(transition), &[id])
+    }
+
+    pub fn order_tracking(&self, id: i64) -> String {
+        self.at(TRACKING, &[id])
     }
 
     pub fn shop_orders(&self, shop_id: i64) -> String {

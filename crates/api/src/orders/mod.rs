@@ -285,6 +285,27 @@ async fn ship(
     .await
 }
 
+/// Sets a shipment's tracking (shipping a closed order) and may mail the customer.
+async fn tracking(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(input): JsonBody<input::TrackingInput>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let tracked = operations::track(
+        &state.services,
+        &auth.actor()?,
+        state.auth.secret_box(),
+        id,
+        &IfMatch(&headers),
+        input,
+    )
+    .await?;
+    Ok(Hal::ok(tracked.document, tracked.value.order.updated_on))
+}
+
 async fn cancel(
     State(state): State<AppState>,
     auth: Auth,

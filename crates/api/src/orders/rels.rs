@@ -48,6 +48,12 @@ crate::rels::define_rels! {
     ORDERS_SHIP = ("orders", "ship", Put, "Ship the order",
         "closed → shipped. Body (all optional): tracking_code, courier_name, tracking_url (http or https). \
          Sets shipped_on and records orders.updated.shipped. Honours If-Match. Needs orders.write.");
+    ORDERS_TRACKING = ("orders", "tracking", Put, "Set the shipment's tracking",
+        "Body: tracking_code, courier_name, tracking_url (http or https), notify (default false). A closed \
+         order ships with it (orders.updated.shipped); a shipped one has its tracking changed \
+         (orders.updated). With notify, the order's email is mailed the shipment and its tracking (422 on \
+         notify when the order has no email). Any other status is a 422 on status. Honours If-Match. Needs \
+         orders.write.");
     ORDERS_CANCEL = ("orders", "cancel", Put, "Cancel the order",
         "checkout, placed or closed → cancelled; a shipped order cannot be cancelled (422 on status). The \
          stock a placed order took goes back to its variants (those since deleted excepted). Sets \

@@ -142,6 +142,10 @@ fn order_at(
             &rels::ORDERS_DELETE,
             || urls.order(id),
         );
+    let tracked = matches!(order.status, OrderStatus::Closed | OrderStatus::Shipped);
+    resource = resource.rel_if(write && tracked, &rels::ORDERS_TRACKING, || {
+        urls.order_tracking(id)
+    });
     for transition in order.status.transitions() {
         resource = resource.rel_if(write, rel_of(transition), || {
             urls.order_move(id, transition)

@@ -29,6 +29,7 @@ mod mail;
 mod migration_history;
 mod oauth_errors;
 mod openapi;
+mod order_tracking;
 mod orders;
 mod price_lists;
 mod product_lists;

@@ -246,6 +246,23 @@ impl ShipInput {
     }
 }
 
+/// A shipment's tracking set on a closed order (which ships it) or changed on a shipped
+/// one, and whether to tell the customer.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct TrackingInput {
+    #[serde(flatten)]
+    tracking: ShipInput,
+    /// Mail the order's email the shipment and its tracking.
+    #[serde(default)]
+    pub notify: bool,
+}
+
+impl TrackingInput {
+    pub fn validate(self, errors: &mut FieldErrors) -> (Tracking, bool) {
+        (self.tracking.validate(errors), self.notify)
+    }
+}
+
 /// The message for a field that only an order in checkout may change.
 pub fn checkout_only(status: OrderStatus) -> String {
     format!("can change only while the order is in checkout (it is {status})")

@@ -6,14 +6,16 @@ mod pricing;
 mod stock;
 
 use domain::ScopeSet;
-use domain::order::{self, StockEffect, Transition};
+use domain::order::{self, OrderStatus, StockEffect, Transition};
 use domain::{FieldErrors, topic};
 use serde_json::Value;
+use storage::mail_outbox::{self, NewMail};
 use storage::orders::{self as stored, LineData, Order, OrderLine};
+use storage::secret_box::SecretBox;
 use storage::shops::{self, Shop};
 use storage::{ScopedExt, Tx, tenant_rows};
 
-use self::input::{NewOrder, OrderChanges, OrderDraft, ShipInput, WantedLine};
+use self::input::{NewOrder, OrderChanges, OrderDraft, ShipInput, TrackingInput, WantedLine};
 use self::pricing::{order_totals, priced_lines};
 use crate::customers::{self, ContactOf};
 use crate::events::Change;
@@ -195,6 +197,109 @@ pub async fn transition(
             .scoped()
         })
         .await
+}
+
+/// Sets a shipment's tracking: a closed order ships with it (`orders.updated.shipped`), a
+/// shipped one has it changed (`orders.updated`, when it changes). With `notify`, the
+/// order's email is sent the shipment through the mail outbox, in the same transaction.
+pub async fn track(
+    services: &Services,
+    actor: &Actor,
+    secret_box: &SecretBox,
+    id: i64,
+    expect: &dyn Precondition,
+    input: TrackingInput,
+) -> ServiceResult<Shown<FullOrder>> {
+    let mut errors = FieldErrors::new();
+    let (tracking, notify) = input.validate(&mut errors);
+    let op = Op::new(services, actor);
+    let (tracking, found) = (&tracking, &errors);
+    services
+        .write(|tx| {
+            async move {
+                let mut errors = found.clone();
+                let current = locked(tx, op, id, expect).await?;
+                let ships = match current.order.status {
+                    OrderStatus::Closed => true,
+                    OrderStatus::Shipped => false,
+                    other => {
+                        errors.add(
+                            "status",
+                            format!("tracking is set on a closed or shipped order (it is {other})"),
+                        );
+                        true
+                    }
+                };
+                if notify && current.order.email.is_none() {
+                    errors.add("notify", "the order has no email to notify");
+                }
+                errors.into_result()?;
+                let mut order = current.order.clone();
+                if ships {
+                    order.enter(OrderStatus::Shipped, op.now);
+                }
+                order.set_tracking(tracking.clone());
+                let shop = shop_of(tx, op, &order).await?;
+                if notify {
+                    mail_shipment(tx, op, secret_box, &shop, &order).await?;
+                }
+                if order == current.order {
+                    let shown = show(op, &current);
+                    return Ok(Shown::new(current, shown));
+                }
+                stored::save(tx, &order, op.now).await?;
+                customers::record_order_move(tx, op, &order, current.order.status).await?;
+                let written = reload(tx, op, id).await?;
+                let topic = if ships {
+                    Transition::Ship.topic()
+                } else {
+                    topic::ORDERS_UPDATED
+                };
+                let shown = record(tx, op, topic, &shop, &written).await?;
+                Ok(Shown::new(written, shown))
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// What the shipment mail is recorded as.
+pub const SHIPMENT_MAIL: &str = "order_shipped";
+
+/// Writes the shipment mail to the order's email in the caller's transaction.
+async fn mail_shipment(
+    tx: &mut Tx,
+    op: Op<'_>,
+    secret_box: &SecretBox,
+    shop: &Shop,
+    order: &Order,
+) -> ServiceResult<()> {
+    let Some(to) = order.email.as_deref() else {
+        return Ok(());
+    };
+    let mut text = format!(
+        "Your order {code} from {shop} is on its way.\n",
+        code = order.code,
+        shop = shop.name
+    );
+    for (label, value) in [
+        ("Courier", &order.courier_name),
+        ("Tracking code", &order.tracking_code),
+        ("Follow it at", &order.tracking_url),
+    ] {
+        if let Some(value) = value {
+            text.push_str(&format!("{label}: {value}\n"));
+        }
+    }
+    let mail = NewMail {
+        account_id: Some(order.account_id),
+        purpose: SHIPMENT_MAIL,
+        to,
+        subject: &format!("Your order {} from {} has shipped", order.code, shop.name),
+        text: &text,
+    };
+    mail_outbox::enqueue(tx, secret_box, &mail, op.now).await?;
+    Ok(())
 }
 
 /// Deletes an order still in checkout; answers it as it was.

@@ -53,6 +53,7 @@ impl Route {
                 "/place",
                 "/close",
                 "/ship",
+                "/tracking",
                 "/cancel",
                 "/redeliver",
                 "/reactivate",
@@ -766,6 +767,15 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             vec![],
             body(
                 json!({"tracking_code": "T1", "courier_name": "C", "tracking_url": "https://t.example/1"}),
+            ),
+        ),
+        api(
+            Method::PUT,
+            "/v2/orders/{order}/tracking",
+            vec![],
+            body(
+                json!({"tracking_code": "T2", "courier_name": "C", "tracking_url": "https://t.example/2",
+                "notify": true}),
             ),
         ),
         api(Method::PUT, "/v2/orders/{order}/cancel", vec![], none()),

@@ -583,7 +583,12 @@ async fn the_state_machine_moves_stock_and_records_each_move(s: TestServer) {
     assert!(closed["closed_on"].is_string());
     assert_eq!(
         links(&closed),
-        ["orders:cancel", "orders:ship", "orders:update"]
+        [
+            "orders:cancel",
+            "orders:ship",
+            "orders:tracking",
+            "orders:update"
+        ]
     );
     let (status, refused) = act(
         &s,
@@ -612,7 +617,7 @@ async fn the_state_machine_moves_stock_and_records_each_move(s: TestServer) {
     assert_eq!(shipped["courier_name"], "Chilexpress");
     assert!(shipped["shipped_on"].is_string());
     assert_eq!(shipped["placed_on"], placed["placed_on"]);
-    assert_eq!(links(&shipped), ["orders:update"]);
+    assert_eq!(links(&shipped), ["orders:tracking", "orders:update"]);
     // A shipped order cannot be cancelled; its stock stays taken.
     let (status, refused) = act(&s, &token, &order, "cancel", None).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);

@@ -65,6 +65,15 @@ impl FieldErrors {
     pub fn into_result(self) -> Result<(), FieldErrors> {
         if self.is_empty() { Ok(()) } else { Err(self) }
     }
+
+    /// Adds every message of `other` (found by another check of the same request).
+    pub fn merge(&mut self, other: FieldErrors) {
+        for error in other.0 {
+            for message in error.messages {
+                self.add(error.field.clone(), message);
+            }
+        }
+    }
 }
 
 impl fmt::Display for FieldErrors {
@@ -80,6 +89,18 @@ impl fmt::Display for FieldErrors {
 }
 
 impl std::error::Error for FieldErrors {}
+
+/// The rules for a new password (a user's or a customer's).
+pub fn password(password: &str) -> Result<(), String> {
+    let length = password.chars().count();
+    if length < 10 {
+        return Err("is too short (minimum is 10 characters)".into());
+    }
+    if length > 256 {
+        return Err("is too long (maximum is 256 characters)".into());
+    }
+    Ok(())
+}
 
 /// Non-blank text of at most `max` characters.
 pub fn text(value: &str, max: usize) -> Result<(), String> {

@@ -155,16 +155,9 @@ pub async fn verify(password: String, stored: Option<String>) -> bool {
     .await
 }
 
-/// The rules for a new password.
+/// The rules for a new password (`domain::validation::password`).
 pub fn validate(password: &str) -> Result<(), String> {
-    let length = password.chars().count();
-    if length < 10 {
-        return Err("is too short (minimum is 10 characters)".into());
-    }
-    if length > 256 {
-        return Err("is too long (maximum is 256 characters)".into());
-    }
-    Ok(())
+    domain::validation::password(password)
 }
 
 #[cfg(test)]

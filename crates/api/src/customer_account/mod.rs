@@ -24,7 +24,7 @@ use storage::customers;
 use storage::orders;
 use storage::shops;
 
-use crate::customers::{View, address_in_view, customer_in_view};
+use crate::customers::{View, address_document, address_in_view, customer_in_view, hash_password};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult, ErrorCode};
 use crate::kernel::hal_response::Hal;
@@ -109,10 +109,6 @@ async fn complete_reset(
     JsonBody(input): JsonBody<NewPassword>,
 ) -> ApiResult<impl IntoResponse> {
     let shop = storefront_shop(&state, &auth, shop_id).await?;
-    let mut errors = FieldErrors::new();
-    errors.check("password", oauth::password::validate(&input.password));
-    errors.into_result()?;
-    let hash = PasswordHash(oauth::password::hash(input.password).await);
     let actor = Actor {
         who: Who::App {
             app_id: auth.app_id,
@@ -123,17 +119,23 @@ async fn complete_reset(
         },
         scopes: ScopeSet::EMPTY,
     };
-    passwords::complete_reset(&state.services, &actor, &shop, &input.reset_token, hash).await?;
+    passwords::complete_reset(
+        &state.services,
+        &actor,
+        &shop,
+        &input.reset_token,
+        input.password,
+        hash_password,
+    )
+    .await?;
     state.auth.refresh_revocations().await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// The shop a storefront app's token names (public scope; not a customer's session).
 async fn storefront_shop(state: &AppState, auth: &Auth, shop_id: i64) -> ApiResult<shops::Shop> {
+    // A customer's token holds no scope, so it never gets past this.
     auth.require(domain::Scope::Public)?;
-    if auth.customer().is_some() {
-        return Err(ApiError::insufficient_scope(domain::Scope::Public));
-    }
     shops::by_ids(&state.db, &[shop_id])
         .await?
         .into_iter()
@@ -234,8 +236,7 @@ async fn change_password(
 ) -> ApiResult<impl IntoResponse> {
     let (customer, full) = current(&state, &auth).await?;
     let mut errors = FieldErrors::new();
-    errors.check("password", oauth::password::validate(&change.password));
-    errors.into_result()?;
+    errors.check("password", domain::validation::password(&change.password));
     let email = full.customer.email.as_deref().unwrap_or_default();
     let proven = state
         .auth
@@ -245,14 +246,10 @@ async fn change_password(
         Ok(found) if found.id == customer.id => {}
         Err(SignInError::Throttled(secs)) => return Err(ApiError::too_many_requests(secs)),
         Err(SignInError::Storage(err)) => return Err(err.into()),
-        _ => {
-            return Err(ApiError::invalid_field(
-                "current_password",
-                "is not the customer's password",
-            ));
-        }
+        _ => errors.add("current_password", "is not the customer's password"),
     }
-    let hash = PasswordHash(oauth::password::hash(change.password).await);
+    errors.into_result()?;
+    let hash = PasswordHash(hash_password(change.password).await);
     let actor = actor(&auth, customer);
     operations::change_password(
         &state.services,
@@ -287,7 +284,7 @@ async fn show_address(
     ResourceId(id): ResourceId,
 ) -> ApiResult<Hal> {
     let (customer, full) = current(&state, &auth).await?;
-    let (doc, updated_on) = own_address(&state, &full, id)?;
+    let (doc, updated_on) = address_document(&state, View::Own, &full, id)?;
     Ok(Hal::ok(doc, updated_on).showing(account_of(customer)))
 }
 
@@ -300,7 +297,7 @@ async fn create_address(
     let actor = actor(&auth, customer);
     let (written, id) =
         operations::create_address(&state.services, &actor, customer.id, input).await?;
-    let (doc, updated_on) = own_address(&state, &written.value, id)?;
+    let (doc, updated_on) = address_document(&state, View::Own, &written.value, id)?;
     Ok(Hal::created(doc, state.urls.own_address(id), updated_on))
 }
 
@@ -314,7 +311,7 @@ async fn update_address(
     let actor = actor(&auth, customer);
     let written =
         operations::update_address(&state.services, &actor, customer.id, id, changes).await?;
-    let (doc, updated_on) = own_address(&state, &written.value, id)?;
+    let (doc, updated_on) = address_document(&state, View::Own, &written.value, id)?;
     Ok(Hal::ok(doc, updated_on))
 }
 
@@ -326,7 +323,7 @@ async fn delete_address(
     let (customer, _) = current(&state, &auth).await?;
     let actor = actor(&auth, customer);
     let (_, before) = operations::delete_address(&state.services, &actor, customer.id, id).await?;
-    let (doc, _) = own_address(&state, &before, id)?;
+    let (doc, _) = address_document(&state, View::Own, &before, id)?;
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
@@ -379,8 +376,7 @@ async fn current(state: &AppState, auth: &Auth) -> ApiResult<(SignedInCustomer, 
         .await?
         .filter(|c| c.status.may_sign_in())
         .ok_or_else(|| ApiError::invalid_token("the customer's session has ended"))?;
-    let mut full = FullCustomer::load_all(&state.db, vec![customer]).await?;
-    Ok((signed, full.remove(0)))
+    Ok((signed, FullCustomer::load(&state.db, customer).await?))
 }
 
 /// The customer acting on their own data, through the storefront app.
@@ -397,20 +393,4 @@ fn actor(auth: &Auth, customer: SignedInCustomer) -> Actor {
 
 fn account_of(customer: SignedInCustomer) -> Option<AccountData> {
     Some(AccountData::of([customer.tenant.account_id]))
-}
-
-/// One of the customer's addresses as they see it, with its last change.
-fn own_address(
-    state: &AppState,
-    full: &FullCustomer,
-    id: i64,
-) -> ApiResult<(serde_json::Value, domain::Timestamp)> {
-    let address = full
-        .addresses
-        .iter()
-        .find(|a| a.id == id)
-        .ok_or_else(ApiError::not_found)?;
-    let doc = address_in_view(&state.urls, View::Own, &full.customer, address)
-        .into_value(state.urls.curies());
-    Ok((doc, address.updated_on))
 }

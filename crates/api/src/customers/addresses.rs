@@ -9,7 +9,7 @@ use storage::customers::CustomerAddress;
 use storage::sql::Direction;
 
 use super::ADDRESS_LIST;
-use super::representation::address_resource;
+use super::representation::{View, address_in_view, address_resource};
 use crate::kernel::auth::Auth;
 use crate::kernel::error::{ApiError, ApiResult};
 use crate::kernel::hal_response::Hal;
@@ -63,7 +63,7 @@ pub async fn show(
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersRead)?;
     let full = super::find(&state, &auth, id).await?;
-    let (doc, updated_on) = address_document(&state, &auth, &full, address_id)?;
+    let (doc, updated_on) = address_document(&state, View::Staff(auth.scopes), &full, address_id)?;
     Ok(Hal::ok(doc, updated_on).showing(AccountData::own(&auth)))
 }
 
@@ -76,7 +76,8 @@ pub async fn create(
     auth.require(Scope::CustomersWrite)?;
     let (written, address_id) =
         operations::create_address(&state.services, &auth.actor()?, id, input).await?;
-    let (doc, updated_on) = address_document(&state, &auth, &written.value, address_id)?;
+    let (doc, updated_on) =
+        address_document(&state, View::Staff(auth.scopes), &written.value, address_id)?;
     let location = state.urls.customer_address(id, address_id);
     Ok(Hal::created(doc, location, updated_on))
 }
@@ -91,7 +92,8 @@ pub async fn update(
     let written =
         operations::update_address(&state.services, &auth.actor()?, id, address_id, changes)
             .await?;
-    let (doc, updated_on) = address_document(&state, &auth, &written.value, address_id)?;
+    let (doc, updated_on) =
+        address_document(&state, View::Staff(auth.scopes), &written.value, address_id)?;
     Ok(Hal::ok(doc, updated_on))
 }
 
@@ -104,14 +106,15 @@ pub async fn delete(
     auth.require(Scope::CustomersWrite)?;
     let (_, before) =
         operations::delete_address(&state.services, &auth.actor()?, id, address_id).await?;
-    let (doc, _) = address_document(&state, &auth, &before, address_id)?;
+    let (doc, _) = address_document(&state, View::Staff(auth.scopes), &before, address_id)?;
     Ok(Hal::ok(doc, state.clock.now()))
 }
 
-/// The customer's address as the principal's GET shows it, with its last change.
-fn address_document(
+/// One of the customer's addresses as `view` shows it, with its last change; 404 when the
+/// customer has no such address.
+pub fn address_document(
     state: &AppState,
-    auth: &Auth,
+    view: View,
     full: &FullCustomer,
     address_id: i64,
 ) -> ApiResult<(serde_json::Value, domain::Timestamp)> {
@@ -120,7 +123,7 @@ fn address_document(
         .iter()
         .find(|a| a.id == address_id)
         .ok_or_else(ApiError::not_found)?;
-    let doc = address_resource(&state.urls, auth.scopes, &full.customer, address)
-        .into_value(state.urls.curies());
+    let doc =
+        address_in_view(&state.urls, view, &full.customer, address).into_value(state.urls.curies());
     Ok((doc, address.updated_on))
 }

@@ -4,23 +4,26 @@
 
 mod addresses;
 
-pub use addresses::address_page;
+pub use addresses::{address_document, address_page};
 pub mod area;
 pub mod rels;
 mod representation;
+
+use std::future::Future;
+use std::pin::Pin;
 
 use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::Scope;
 use domain::customer::{ADDRESSES_MAX, CustomerStatus};
 use services::customers::input::{CustomerChanges, NewCustomer};
-use services::customers::{self as operations, FullCustomer, PasswordHash};
+use services::customers::{self as operations, FullCustomer};
 use storage::customers::{self, CustomerFilter};
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
@@ -112,9 +115,7 @@ async fn create(
     JsonBody(input): JsonBody<NewCustomer>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersWrite)?;
-    let mut input = input;
-    let password = hashed(input.password.take()).await?;
-    let made = operations::create(&state.services, &auth.actor()?, input, password).await?;
+    let made = operations::create(&state.services, &auth.actor()?, input, hash_password).await?;
     let location = state.urls.customer(made.value.customer.id);
     Ok(Hal::created(
         made.document,
@@ -132,12 +133,10 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::CustomersWrite)?;
     let expect = IfMatch(&headers);
-    let mut changes = changes;
-    let password = hashed(changes.password.take()).await?;
-    let ends_sessions = password.is_some();
+    let ends_sessions = changes.gives_password();
     let actor = auth.actor()?;
     let changed =
-        operations::update(&state.services, &actor, id, &expect, changes, password).await?;
+        operations::update(&state.services, &actor, id, &expect, changes, hash_password).await?;
     if ends_sessions || !changed.value.customer.status.may_sign_in() {
         sessions_ended(&state).await?;
     }
@@ -186,16 +185,9 @@ async fn orders(
     .await
 }
 
-/// A password a write gives, checked and hashed (422 on `password` when it is too short
-/// or too long).
-async fn hashed(password: Option<String>) -> ApiResult<Option<PasswordHash>> {
-    let Some(password) = password else {
-        return Ok(None);
-    };
-    if let Err(message) = oauth::password::validate(&password) {
-        return Err(ApiError::invalid_field("password", message));
-    }
-    Ok(Some(PasswordHash(oauth::password::hash(password).await)))
+/// How the operations hash a password: the auth service's argon2id, on its bounded pool.
+pub(crate) fn hash_password(password: String) -> Pin<Box<dyn Future<Output = String> + Send>> {
+    Box::pin(oauth::password::hash(password))
 }
 
 /// The customer with what it embeds, if the principal's tenant holds it.
@@ -203,8 +195,7 @@ pub(crate) async fn find(state: &AppState, auth: &Auth, id: i64) -> ApiResult<Fu
     let customer = auth
         .find(|tenant| customers::find(&state.db, tenant, id))
         .await?;
-    let mut full = FullCustomer::load_all(&state.db, vec![customer]).await?;
-    Ok(full.remove(0))
+    Ok(FullCustomer::load(&state.db, customer).await?)
 }
 
 /// A customer as the principal's GET shows it.

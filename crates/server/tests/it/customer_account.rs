@@ -355,18 +355,24 @@ async fn sessions_end_on_sign_out_new_passwords_disabling_and_deleting(s: TestSe
 
     // A new password needs the current one, and ends the other sessions.
     let change = |current: &str, new: &str| json!({"current_password": current, "password": new});
-    for (body, field) in [
+    for (body, fields) in [
         (
             change("wrong password!!", "a new long password"),
-            "current_password",
+            vec!["current_password"],
         ),
-        (change(PASSWORD, "short"), "password"),
+        (change(PASSWORD, "short"), vec!["password"]),
+        (
+            change("wrong password!!", "short"),
+            vec!["current_password", "password"],
+        ),
     ] {
         let (status, refused) = s
             .call(Method::PUT, "/v2/customer/password", &first, Some(body))
             .await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
-        assert_eq!(error_fields(&refused), [field]);
+        let mut named = error_fields(&refused);
+        named.sort();
+        assert_eq!(named, fields);
     }
     let (status, _) = s
         .call(
@@ -427,6 +433,29 @@ async fn sessions_end_on_sign_out_new_passwords_disabling_and_deleting(s: TestSe
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_fields(&refused), ["password"]);
+    // A bad password is named with every other bad field, on update and on create.
+    let (status, refused) = s
+        .call(
+            Method::PUT,
+            &customer_path,
+            &staff,
+            Some(json!({"password": "short", "default_shipping_address_id": 999_999})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let mut named = error_fields(&refused);
+    named.sort();
+    assert_eq!(named, ["default_shipping_address_id", "password"]);
+    let (status, refused) = s
+        .call(
+            Method::POST,
+            "/v2/customers",
+            &staff,
+            Some(json!({"email": "not an email", "password": "short"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&refused), ["email", "password"]);
 
     // Disabling the customer ends their sessions at once, and they cannot sign in.
     let fourth = session(&s, &storefront, "ada@example.com", "set by the shop!").await;
@@ -612,6 +641,9 @@ async fn a_mailed_reset_code_sets_a_password_once_and_ends_every_session(backend
     let (status, refused) = set_password(&s, &storefront, &code, "short").await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(error_fields(&refused), ["password"]);
+    let (status, refused) = set_password(&s, &storefront, "not-a-code", "short").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(error_fields(&refused), ["password", "reset_token"]);
     let (status, _) = set_password(&s, &storefront, &code, "my own new password").await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (_, now_active) = s

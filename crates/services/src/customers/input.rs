@@ -42,7 +42,7 @@ pub struct NewCustomer {
     addresses: Option<Vec<NewAddress>>,
     /// Lets the customer sign in; never shown. At least 10 characters.
     #[serde(default)]
-    pub password: Option<String>,
+    password: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
@@ -81,7 +81,7 @@ pub struct CustomerChanges {
     seller_id: Patch<serde_json::Value>,
     /// A new password (never shown; at least 10 characters); ends the customer's sessions.
     #[serde(default)]
-    pub password: Option<String>,
+    password: Option<String>,
 }
 
 /// What a signed-in customer may change of their own profile. Their email, status, tags
@@ -215,6 +215,8 @@ pub struct AddressDraft {
 pub struct CustomerDraft {
     pub data: CustomerData,
     pub addresses: Vec<AddressDraft>,
+    /// A password that met the rules, to hash.
+    pub password: Option<String>,
 }
 
 impl NewCustomer {
@@ -260,8 +262,13 @@ impl NewCustomer {
             .map(|(i, new)| new.check(&format!("addresses[{i}]"), &mut errors))
             .collect();
         reachable(&data, &mut errors);
+        let password = checked_password(self.password, &mut errors);
         errors.into_result()?;
-        Ok(CustomerDraft { data, addresses })
+        Ok(CustomerDraft {
+            data,
+            addresses,
+            password,
+        })
     }
 }
 
@@ -316,6 +323,16 @@ impl AddressChanges {
 }
 
 impl CustomerChanges {
+    /// Whether the changes give a new password (which ends the customer's sessions).
+    pub fn gives_password(&self) -> bool {
+        self.password.is_some()
+    }
+
+    /// Takes the new password out of the changes, checked (its problems go to `errors`).
+    pub(super) fn take_password(&mut self, errors: &mut FieldErrors) -> Option<String> {
+        checked_password(self.password.take(), errors)
+    }
+
     /// The data of `current` with these changes, checked; the default addresses named are
     /// checked against the customer's addresses by the caller.
     pub(super) fn apply(self, current: &Customer) -> Result<CustomerData, FieldErrors> {
@@ -396,6 +413,21 @@ impl CustomerChanges {
         reachable(&data, &mut errors);
         errors.into_result()?;
         Ok(data)
+    }
+}
+
+/// A password given, if it meets the rules; its problems go to `errors`.
+pub(super) fn checked_password(
+    password: Option<String>,
+    errors: &mut FieldErrors,
+) -> Option<String> {
+    let password = password?;
+    match validation::password(&password) {
+        Ok(()) => Some(password),
+        Err(message) => {
+            errors.add("password", message);
+            None
+        }
     }
 }
 

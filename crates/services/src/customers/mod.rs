@@ -5,6 +5,8 @@ pub mod input;
 pub mod passwords;
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 
 use domain::customer::{ADDRESSES_MAX, change_of_move};
 use domain::order::OrderStatus;
@@ -34,6 +36,15 @@ pub struct FullCustomer {
 }
 
 impl FullCustomer {
+    /// One customer with what it embeds.
+    pub async fn load<'a>(
+        exec: impl Into<Exec<'a>> + Copy,
+        customer: Customer,
+    ) -> storage::Result<FullCustomer> {
+        let mut loaded = Self::load_all(exec, vec![customer]).await?;
+        Ok(loaded.remove(0))
+    }
+
     /// Reads what a page of customers embeds, in two queries, and pairs it up.
     pub async fn load_all<'a>(
         exec: impl Into<Exec<'a>> + Copy,
@@ -67,10 +78,22 @@ pub trait Present {
     fn customer(&self, viewer: ScopeSet, customer: &FullCustomer) -> Value;
 }
 
-/// A password as stored: an argon2id PHC string, made at the edge from a password that
-/// met the rules (hashing runs on the auth service's bounded pool).
+/// A password as stored: an argon2id PHC string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PasswordHash(pub String);
+
+/// Hashes a password that met the rules: the auth service's argon2id, on its bounded
+/// pool. Operations check a password given with other fields themselves, so that its
+/// problems are named with theirs, and hash it before their transaction begins.
+pub type Hasher = fn(String) -> Pin<Box<dyn Future<Output = String> + Send>>;
+
+/// The hash of a checked password, if one was given.
+async fn hash_given(password: Option<String>, hasher: Hasher) -> Option<PasswordHash> {
+    match password {
+        Some(password) => Some(PasswordHash(hasher(password).await)),
+        None => None,
+    }
+}
 
 /// Creates a customer (with its first addresses, and a password when given) for the
 /// seller the input names.
@@ -78,10 +101,11 @@ pub async fn create(
     services: &Services,
     actor: &Actor,
     input: NewCustomer,
-    password: Option<PasswordHash>,
+    hasher: Hasher,
 ) -> ServiceResult<Shown<FullCustomer>> {
     let seller = owning_seller(services.db(), actor.tenant, input.seller_id).await?;
-    let draft = input.validate()?;
+    let mut draft = input.validate()?;
+    let password = hash_given(draft.password.take(), hasher).await;
     let op = Op::new(services, actor);
     let (seller, draft, password) = (&seller, &draft, &password);
     services
@@ -109,16 +133,73 @@ pub async fn update(
     id: i64,
     expect: &dyn Precondition,
     changes: CustomerChanges,
+    hasher: Hasher,
+) -> ServiceResult<Shown<FullCustomer>> {
+    let mut changes = changes;
+    let mut password_errors = FieldErrors::new();
+    let given = changes.take_password(&mut password_errors);
+    let password = hash_given(given, hasher).await;
+    write_changes(
+        services,
+        actor,
+        id,
+        expect,
+        changes,
+        password,
+        password_errors,
+    )
+    .await
+}
+
+/// What a signed-in customer changes of their own profile.
+pub async fn update_own(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    changes: OwnChanges,
+) -> ServiceResult<Shown<FullCustomer>> {
+    let changes = changes.into_changes()?;
+    write_changes(
+        services,
+        actor,
+        id,
+        &Unconditional,
+        changes,
+        None,
+        FieldErrors::new(),
+    )
+    .await
+}
+
+/// Writes checked changes (and a new password's hash); `found` holds the problems found
+/// before the transaction, named with those of the other fields.
+async fn write_changes(
+    services: &Services,
+    actor: &Actor,
+    id: i64,
+    expect: &dyn Precondition,
+    changes: CustomerChanges,
     password: Option<PasswordHash>,
+    found: FieldErrors,
 ) -> ServiceResult<Shown<FullCustomer>> {
     let op = Op::new(services, actor);
-    let (changes, password) = (&changes, &password);
+    let (changes, password, found) = (&changes, &password, &found);
     services
         .write(|tx| {
             async move {
                 let current = locked(tx, op, id, expect).await?;
-                let data = changes.clone().apply(&current.customer)?;
-                check_defaults(&data, &current.addresses)?;
+                let mut errors = found.clone();
+                let data = match changes.clone().apply(&current.customer) {
+                    Ok(data) => {
+                        check_defaults(&data, &current.addresses, &mut errors);
+                        errors.into_result()?;
+                        data
+                    }
+                    Err(others) => {
+                        errors.merge(others);
+                        return Err(errors.into());
+                    }
+                };
                 let disabled = data.status.is_some_and(|s| !s.may_sign_in())
                     && current.customer.status.may_sign_in();
                 if let Some(PasswordHash(hash)) = password {
@@ -139,17 +220,6 @@ pub async fn update(
             .scoped()
         })
         .await
-}
-
-/// What a signed-in customer changes of their own profile.
-pub async fn update_own(
-    services: &Services,
-    actor: &Actor,
-    id: i64,
-    changes: OwnChanges,
-) -> ServiceResult<Shown<FullCustomer>> {
-    let changes = changes.into_changes()?;
-    update(services, actor, id, &Unconditional, changes, None).await
 }
 
 /// Sets the customer's password and ends every other session of theirs (`kept`: the
@@ -363,8 +433,7 @@ async fn add_addresses(
 }
 
 /// The defaults a write names are the customer's own addresses.
-fn check_defaults(data: &CustomerData, addresses: &[CustomerAddress]) -> ServiceResult<()> {
-    let mut errors = FieldErrors::new();
+fn check_defaults(data: &CustomerData, addresses: &[CustomerAddress], errors: &mut FieldErrors) {
     for (field, id) in [
         (
             "default_shipping_address_id",
@@ -381,7 +450,6 @@ fn check_defaults(data: &CustomerData, addresses: &[CustomerAddress]) -> Service
             errors.add(field, "is not one of the customer's addresses");
         }
     }
-    Ok(errors.into_result()?)
 }
 
 /// The customer with what it embeds, locked, once the caller's expectation of it holds.

@@ -2,8 +2,8 @@
 //! whether or not the email is a customer's), mailed as a single-use token kept only as a
 //! digest, and completed with a new password, which ends the customer's sessions.
 
-use domain::Timestamp;
 use domain::customer::CustomerStatus;
+use domain::{FieldErrors, Timestamp};
 use storage::customer_password_resets::{self as resets, NewReset};
 use storage::customers as stored;
 use storage::mail_outbox::{self, NewMail};
@@ -12,8 +12,9 @@ use storage::secrets;
 use storage::shops::Shop;
 use storage::{ScopedExt, Tenant};
 
-use super::{PasswordHash, record, reload};
-use crate::{Actor, Op, ServiceError, ServiceResult, Services};
+use super::input::checked_password;
+use super::{Hasher, PasswordHash, hash_given, record, reload};
+use crate::{Actor, Op, ServiceResult, Services};
 
 /// How long a reset token holds.
 pub const RESET_LIFETIME_SECS: i64 = 60 * 60;
@@ -89,37 +90,48 @@ fn reset_mail(shop: &Shop, token: &str, expires_on: Timestamp) -> String {
 
 /// Sets a new password with a reset token given at the shop: the token must be unused,
 /// unexpired and a customer's of the shop's seller. An invited customer becomes active;
-/// every other token of theirs is voided and every session ended.
+/// every other token of theirs is voided and every session ended. A bad password and a
+/// bad token are named together; the token is used only when the password is set.
 pub async fn complete_reset(
     services: &Services,
     actor: &Actor,
     shop: &Shop,
     token: &str,
-    password: PasswordHash,
+    password: String,
+    hasher: Hasher,
 ) -> ServiceResult<()> {
+    let mut found = FieldErrors::new();
+    let checked = checked_password(Some(password), &mut found);
+    let password = hash_given(checked, hasher).await;
     let op = Op::new(services, actor);
     let now = op.now;
     let digest = secrets::sha256(token.trim().as_bytes());
-    let (shop, digest, password) = (shop, &digest, &password);
-    let invalid = || {
-        ServiceError::invalid_field(
-            "reset_token",
-            "is not a valid reset token (unknown, used or expired)",
-        )
-    };
+    let (shop, digest, password, found) = (shop, &digest, &password, &found);
     services
         .write(|tx| {
             async move {
-                let customer_id = resets::take(tx, digest, now).await?.ok_or_else(invalid)?;
+                let mut errors = found.clone();
                 let tenant = Tenant {
                     account_id: shop.account_id,
                     seller_id: Some(shop.seller_id),
                 };
-                let customer = stored::find_for_update(tx, tenant, customer_id)
-                    .await?
-                    .filter(|c| c.status.may_sign_in())
-                    .ok_or_else(invalid)?;
-                stored::set_password(tx, customer.id, Some(&password.0)).await?;
+                let customer = match resets::take(tx, digest, now).await? {
+                    Some(id) => stored::find_for_update(tx, tenant, id)
+                        .await?
+                        .filter(|c| c.status.may_sign_in()),
+                    None => None,
+                };
+                if customer.is_none() {
+                    errors.add(
+                        "reset_token",
+                        "is not a valid reset token (unknown, used or expired)",
+                    );
+                }
+                // Both are there exactly when no problem was found.
+                let (Some(customer), Some(PasswordHash(hash))) = (customer, password) else {
+                    return Err(errors.into());
+                };
+                stored::set_password(tx, customer.id, Some(hash)).await?;
                 if customer.status == CustomerStatus::Invited {
                     let mut data = customer.data();
                     data.status = Some(CustomerStatus::Active);

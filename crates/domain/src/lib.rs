@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod clock;
 pub mod customer;
+pub mod exchange;
 pub mod limits;
 pub mod mail;
 pub mod money;
@@ -12,6 +13,7 @@ pub mod order;
 pub mod patch;
 pub mod role;
 pub mod scope;
+pub mod shipping;
 pub mod shop;
 pub mod text;
 pub mod text_enum;

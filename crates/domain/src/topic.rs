@@ -26,6 +26,14 @@ pub const TOPICS: &[&str] = &[
     "shops",
     "shops.created",
     "shops.updated",
+    "shops.shipping_tables",
+    "shops.shipping_tables.created",
+    "shops.shipping_tables.updated",
+    "shops.shipping_tables.deleted",
+    "shops.exchange_rates",
+    "shops.exchange_rates.created",
+    "shops.exchange_rates.updated",
+    "shops.exchange_rates.deleted",
     "collections",
     "collections.created",
     "collections.updated",
@@ -60,6 +68,12 @@ pub const ORDERS_CANCELLED: &str = "orders.updated.cancelled";
 pub const ORDERS_DELETED: &str = "orders.deleted";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
+pub const SHIPPING_TABLES_CREATED: &str = "shops.shipping_tables.created";
+pub const SHIPPING_TABLES_UPDATED: &str = "shops.shipping_tables.updated";
+pub const SHIPPING_TABLES_DELETED: &str = "shops.shipping_tables.deleted";
+pub const EXCHANGE_RATES_CREATED: &str = "shops.exchange_rates.created";
+pub const EXCHANGE_RATES_UPDATED: &str = "shops.exchange_rates.updated";
+pub const EXCHANGE_RATES_DELETED: &str = "shops.exchange_rates.deleted";
 pub const PRODUCTS_CREATED: &str = "products.created";
 pub const PRODUCTS_UPDATED: &str = "products.updated";
 pub const PRODUCTS_DELETED: &str = "products.deleted";
@@ -123,6 +137,12 @@ mod tests {
             ORDERS_DELETED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
+            SHIPPING_TABLES_CREATED,
+            SHIPPING_TABLES_UPDATED,
+            SHIPPING_TABLES_DELETED,
+            EXCHANGE_RATES_CREATED,
+            EXCHANGE_RATES_UPDATED,
+            EXCHANGE_RATES_DELETED,
             PRODUCTS_CREATED,
             PRODUCTS_UPDATED,
             PRODUCTS_DELETED,

@@ -28,6 +28,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         U::ProductTypesName => Field("name"),
         U::CustomersEmail => Field("email"),
         U::VariantsSku => Field("sku"),
+        U::ExchangeRatesCurrency => Field("to_currency"),
         // Tiers are written as an upsert, so only a race can reach the index, and the
         // request may name several items.
         U::PriceListItemsTier => Conflict,

@@ -47,6 +47,8 @@ pub struct Order {
     /// The customer the order is linked to; the contact fields above are the order's own
     /// copy, kept when the customer changes or goes.
     pub contact_id: Option<i64>,
+    #[sqlx(flatten)]
+    pub basis: PricingBasis,
     pub created_on: Timestamp,
     pub updated_on: Timestamp,
     pub placed_on: Option<Timestamp>,
@@ -59,8 +61,9 @@ macro_rules! columns {
     () => {
         "id, account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, phone_number, \
          shipping_address, billing_address, note, net_total, discount_total, shipping_total, tax_total, total, \
-         tracking_code, courier_name, tracking_url, app_id, contact_id, created_on, updated_on, placed_on, \
-         closed_on, shipped_on, cancelled_on"
+         tracking_code, courier_name, tracking_url, app_id, contact_id, shipping_table_id, shipping_description, \
+         weight_in_grams, base_currency_code, exchange_rate, created_on, updated_on, placed_on, closed_on, \
+         shipped_on, cancelled_on"
     };
 }
 
@@ -78,6 +81,19 @@ pub struct OrderDetails {
     pub shipping_address: Option<Address>,
     pub billing_address: Option<Address>,
     pub note: String,
+}
+
+/// What an order was priced with beyond its lines: the shipping table it ships by (its
+/// name copied: the table may change or go), its parcel's weight, and, for an order in
+/// another currency than its shop's, the shop's currency and the rate (millionths) its
+/// prices were converted with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct PricingBasis {
+    pub shipping_table_id: Option<i64>,
+    pub shipping_description: Option<String>,
+    pub weight_in_grams: i64,
+    pub base_currency_code: Option<String>,
+    pub exchange_rate: Option<i64>,
 }
 
 /// Tracking of a shipped order.
@@ -127,6 +143,13 @@ impl Order {
         self.shipping_total = totals.shipping_total;
         self.tax_total = totals.tax_total;
         self.total = totals.total;
+    }
+
+    /// Sets what the order costs, in which currency, and what it was priced with.
+    pub fn set_pricing(&mut self, currency_code: String, basis: PricingBasis, totals: Totals) {
+        self.currency_code = currency_code;
+        self.basis = basis;
+        self.set_totals(totals);
     }
 
     /// Moves the order to `status`, noting when it first got there.
@@ -180,6 +203,7 @@ pub struct NewOrder<'a> {
     pub code: i64,
     pub currency_code: &'a str,
     pub details: &'a OrderDetails,
+    pub basis: &'a PricingBasis,
     pub totals: Totals,
     pub app_id: Option<i64>,
 }
@@ -193,6 +217,8 @@ pub struct OrderFilter {
     pub codes: Option<Vec<i64>>,
     /// Orders linked to these customers.
     pub contact_ids: Option<Vec<i64>>,
+    /// Orders with a line of one of these products.
+    pub product_ids: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
     pub net_total: (Option<i64>, Option<i64>),
     pub shipping_total: (Option<i64>, Option<i64>),
@@ -224,7 +250,8 @@ pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i
         .set("code", new.code)
         .set("status", OrderStatus::Checkout.as_str())
         .set("currency_code", new.currency_code);
-    with_totals(with_details(columns, new.details), new.totals)
+    let columns = with_totals(with_details(columns, new.details), new.totals);
+    with_basis(columns, new.basis)
         .set("app_id", new.app_id)
         .set("created_on", now)
         .set("updated_on", now)
@@ -251,6 +278,16 @@ fn with_details(columns: Columns, details: &OrderDetails) -> Columns {
         .set("note", &details.note)
 }
 
+/// The columns of what the order was priced with.
+fn with_basis(columns: Columns, basis: &PricingBasis) -> Columns {
+    columns
+        .set("shipping_table_id", basis.shipping_table_id)
+        .set("shipping_description", &basis.shipping_description)
+        .set("weight_in_grams", basis.weight_in_grams)
+        .set("base_currency_code", &basis.base_currency_code)
+        .set("exchange_rate", basis.exchange_rate)
+}
+
 /// The columns of the order's amounts.
 fn with_totals(columns: Columns, totals: Totals) -> Columns {
     columns
@@ -263,8 +300,11 @@ fn with_totals(columns: Columns, totals: Totals) -> Columns {
 
 /// Writes every changeable column of `order` (locked by the caller), with `updated_on`.
 pub async fn save(tx: &mut Tx, order: &Order, now: Timestamp) -> Result<()> {
-    let columns = Columns::new().set("status", order.status.as_str());
-    with_totals(with_details(columns, &order.details()), order.totals())
+    let columns = Columns::new()
+        .set("status", order.status.as_str())
+        .set("currency_code", &order.currency_code);
+    let columns = with_totals(with_details(columns, &order.details()), order.totals());
+    with_basis(columns, &order.basis)
         .set("tracking_code", &order.tracking_code)
         .set("courier_name", &order.courier_name)
         .set("tracking_url", &order.tracking_url)
@@ -362,6 +402,14 @@ pub async fn list(
     if let Some(ids) = &filter.contact_ids {
         f.any_of("contact_id", ids.iter().copied().map(Arg::Int));
     }
+    if let Some(ids) = &filter.product_ids {
+        f.condition(|p| {
+            let ids = p.bind_all(ids.iter().copied().map(Arg::Int));
+            format!(
+                "EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = orders.id AND l.product_id IN ({ids}))"
+            )
+        });
+    }
     for word in filter.words.iter().flatten() {
         f.condition(|p| matching_word(p, word));
     }
@@ -414,6 +462,7 @@ pub struct Sellable {
     pub price: i64,
     pub price_comparison: Option<i64>,
     pub currency_code: String,
+    pub weight_in_grams: Option<i64>,
     pub in_shop: bool,
 }
 
@@ -433,7 +482,7 @@ pub async fn sellable<'a>(
     // not silently left out.
     let sql = format!(
         "SELECT v.id AS variant_id, v.product_id, p.title, v.title AS variant_title, v.sku, v.price, \
-         v.price_comparison, p.currency_code, CASE WHEN p.all_shops = TRUE OR EXISTS (SELECT 1 FROM \
+         v.price_comparison, p.currency_code, v.weight_in_grams, CASE WHEN p.all_shops = TRUE OR EXISTS (SELECT 1 FROM \
          product_shops ps WHERE ps.product_id = p.id AND ps.shop_id = {shop}) THEN TRUE ELSE FALSE END AS in_shop \
          FROM variants v JOIN products p ON p.id = v.product_id WHERE v.seller_id = {seller} AND v.id IN ({ids}) \
          ORDER BY v.id"

@@ -88,6 +88,8 @@ unique_indexes! {
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
     CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
     CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
+    /// One rate per shop and pair of currencies.
+    ExchangeRatesCurrency = "exchange_rates_currency_key" on exchange_rates (shop_id, from_currency, to_currency);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

@@ -79,6 +79,8 @@ macro_rules! areas {
 areas!(
     sellers,
     shops,
+    shipping_tables,
+    exchange_rates,
     products,
     variants,
     assets,

@@ -829,6 +829,8 @@ const FINGERPRINT: &str = "\
     UNION ALL SELECT 'lines', COUNT(*) FROM order_lines \
     UNION ALL SELECT 'customers', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customers \
     UNION ALL SELECT 'addresses', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customer_addresses \
+    UNION ALL SELECT 'shipping', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM shipping_tables \
+    UNION ALL SELECT 'rates', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM exchange_rates \
     UNION ALL SELECT 'webhooks', COUNT(*) FROM webhooks \
     UNION ALL SELECT 'replays', COUNT(*) FROM webhook_replays \
     UNION ALL SELECT 'apps', COUNT(*) FROM oauth_apps \

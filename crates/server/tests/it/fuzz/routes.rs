@@ -191,6 +191,19 @@ impl Fixture {
         .await;
         values.push(("customer", id(&customer)));
         values.push(("address", id(&customer["addresses"][0])));
+        let shop = s.shop_id();
+        let table = post(
+            format!("/v2/shops/{shop}/shipping_tables"),
+            json!({"name": "Fuzzed shipping", "method": "flat", "rates": [{"price": 500}]}),
+        )
+        .await;
+        values.push(("shipping_table", id(&table)));
+        let rate = post(
+            format!("/v2/shops/{shop}/exchange_rates"),
+            json!({"to_currency": "EUR", "rate": "0.92"}),
+        )
+        .await;
+        values.push(("exchange_rate", id(&rate)));
         let customer_token = customer_session(s).await;
         // Port 1 refuses at once: the handshake fails quickly and nothing is delivered.
         let webhook = post(
@@ -393,7 +406,11 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     let order = json!({"lines": [{"variant_id": id("variant"), "quantity": 2}], "email": "a@b.co",
         "contact_name": "Ana", "phone_number": "+56", "shipping_address": address.clone(),
         "billing_address": address.clone(), "note": "n", "shipping_total": 500,
-        "contact_id": id("customer")});
+        "contact_id": id("customer"), "currency_code": "EUR"});
+    let shipping_table = json!({"name": "Fuzzed express", "method": "weight",
+        "zone": [{"country_code": "CL", "regions": ["Metropolitana"]}],
+        "rates": [{"min": 0, "max": 1000, "price": 300}, {"min": 1000, "price": 900}],
+        "free_over": 50000, "enabled": true, "position": 2});
     let mut new_address = address.clone();
     new_address["default_shipping"] = json!(true);
     new_address["default_billing"] = json!(false);
@@ -744,6 +761,7 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                     "status",
                     "shop_ids",
                     "code",
+                    "product_id",
                     "total.gte",
                     "total.lte",
                     "total_gte",
@@ -781,6 +799,52 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         api(Method::PUT, "/v2/orders/{order}/cancel", vec![], none()),
         api(Method::POST, "/v2/shops/{shop}/orders", vec![], body(order)),
         get(
+            "/v2/shops/{shop}/shipping_tables",
+            list(&["enabled", "method"], false),
+        ),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/shipping_tables",
+            vec![],
+            body(shipping_table.clone()),
+        ),
+        get("/v2/shops/{shop}/shipping_tables/{shipping_table}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/shipping_tables/{shipping_table}",
+            vec![],
+            body(shipping_table),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/shipping_tables/{shipping_table}",
+            vec![],
+            none(),
+        ),
+        get(
+            "/v2/shops/{shop}/exchange_rates",
+            list(&["from_currency", "to_currency"], false),
+        ),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/exchange_rates",
+            vec![],
+            body(json!({"to_currency": "CLP", "rate": "950.25"})),
+        ),
+        get("/v2/shops/{shop}/exchange_rates/{exchange_rate}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/exchange_rates/{exchange_rate}",
+            vec![],
+            body(json!({"rate": "0.93"})),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/exchange_rates/{exchange_rate}",
+            vec![],
+            none(),
+        ),
+        get(
             "/v2/customers",
             list(&["q", "email", "tags", "status", "seller_ids"], true),
         ),
@@ -796,7 +860,14 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         get(
             "/v2/customers/{customer}/orders",
             list(
-                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                &[
+                    "status",
+                    "shop_ids",
+                    "code",
+                    "contact_id",
+                    "product_id",
+                    "total.gte",
+                ],
                 true,
             ),
         ),
@@ -890,7 +961,14 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             Method::GET,
             "/v2/customer/orders",
             list(
-                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                &[
+                    "status",
+                    "shop_ids",
+                    "code",
+                    "contact_id",
+                    "product_id",
+                    "total.gte",
+                ],
                 true,
             ),
             none(),

@@ -13,6 +13,7 @@ pub mod patch;
 pub mod role;
 pub mod scope;
 pub mod shop;
+pub mod shop_admin;
 pub mod text;
 pub mod text_enum;
 pub mod topic;

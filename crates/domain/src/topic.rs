@@ -26,6 +26,10 @@ pub const TOPICS: &[&str] = &[
     "shops",
     "shops.created",
     "shops.updated",
+    "shops.admins",
+    "shops.admins.created",
+    "shops.admins.updated",
+    "shops.admins.deleted",
     "collections",
     "collections.created",
     "collections.updated",
@@ -60,6 +64,9 @@ pub const ORDERS_CANCELLED: &str = "orders.updated.cancelled";
 pub const ORDERS_DELETED: &str = "orders.deleted";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
+pub const SHOP_ADMINS_CREATED: &str = "shops.admins.created";
+pub const SHOP_ADMINS_UPDATED: &str = "shops.admins.updated";
+pub const SHOP_ADMINS_DELETED: &str = "shops.admins.deleted";
 pub const PRODUCTS_CREATED: &str = "products.created";
 pub const PRODUCTS_UPDATED: &str = "products.updated";
 pub const PRODUCTS_DELETED: &str = "products.deleted";
@@ -123,6 +130,9 @@ mod tests {
             ORDERS_DELETED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
+            SHOP_ADMINS_CREATED,
+            SHOP_ADMINS_UPDATED,
+            SHOP_ADMINS_DELETED,
             PRODUCTS_CREATED,
             PRODUCTS_UPDATED,
             PRODUCTS_DELETED,

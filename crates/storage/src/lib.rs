@@ -45,6 +45,8 @@ pub mod refresh_tokens;
 pub mod sealed_secrets;
 pub mod sellers;
 pub mod settings;
+pub mod shop_admin_invitations;
+pub mod shop_admins;
 pub mod shops;
 pub mod sign_in_failures;
 pub mod signing_keys;

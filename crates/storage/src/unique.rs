@@ -88,6 +88,9 @@ unique_indexes! {
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
     CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
     CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
+    /// A user is on a shop's roster once.
+    ShopAdminsUser = "shop_admins_user_key" on shop_admins (shop_id, user_id);
+    ShopAdminInvitations = "shop_admin_invitations_pkey" on shop_admin_invitations (digest);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

@@ -25,6 +25,7 @@ mod product_types;
 mod products;
 mod root;
 mod sellers;
+mod shop_admins;
 mod shops;
 mod variants;
 mod webhooks;

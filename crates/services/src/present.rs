@@ -17,6 +17,7 @@ pub trait Present:
     + products::Present
     + product_types::Present
     + shops::Present
+    + shops::admins::Present
     + variants::Present
     + webhooks::Present
     + Send
@@ -33,6 +34,7 @@ impl<T> Present for T where
         + products::Present
         + product_types::Present
         + shops::Present
+        + shops::admins::Present
         + variants::Present
         + webhooks::Present
         + Send

@@ -79,6 +79,7 @@ macro_rules! areas {
 areas!(
     sellers,
     shops,
+    shop_admins,
     products,
     variants,
     assets,

@@ -46,6 +46,7 @@ mod schema_parity;
 mod secrets_at_rest;
 mod sellers;
 mod services;
+mod shop_admins;
 mod shops;
 mod stock_batches;
 mod token_endpoint;

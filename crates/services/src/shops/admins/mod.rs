@@ -38,10 +38,17 @@ const NOT_A_MANAGER: &str =
 /// Why a shop admin may not make or unmake owners.
 const NOT_AN_OWNER: &str =
     "only the account's owners and the shop's owners may make or unmake the shop's owners";
-/// An address that cannot join this shop's roster. The same words whatever the reason, so
-/// that the answer does not tell whose the address is.
+/// An address that cannot join this shop's roster (another account's user). Addresses are
+/// unique across the service, so the refusal necessarily tells that the address is taken,
+/// as any sign-up form would; it never tells by whom (no account, name or id), it is the
+/// same words whatever the reason, and only those who manage a shop get as far as asking.
 pub const CANNOT_INVITE: &str = "belongs to a user who cannot be invited";
+/// A user already on the roster (invited or active): a 422 on `email`, the field the client
+/// fixes, as a taken unique value is everywhere; to mail a pending admin a fresh link, remove
+/// and invite them again.
 const ALREADY_ADMIN: &str = "is already an admin of this shop";
+/// Demoting or removing the last active owner: a 422 on `role` for both (the role is what
+/// would be lost; no 409 code of the kernel means "not in this state").
 const LAST_OWNER: &str = "the shop's last active owner cannot be demoted or removed; make \
      another admin an owner first";
 

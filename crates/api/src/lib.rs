@@ -27,6 +27,7 @@ mod products;
 mod root;
 mod sellers;
 mod shipping_tables;
+mod shop_admins;
 mod shops;
 mod variants;
 mod webhooks;

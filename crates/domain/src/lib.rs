@@ -15,6 +15,7 @@ pub mod role;
 pub mod scope;
 pub mod shipping;
 pub mod shop;
+pub mod shop_admin;
 pub mod text;
 pub mod text_enum;
 pub mod topic;

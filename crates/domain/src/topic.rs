@@ -34,6 +34,10 @@ pub const TOPICS: &[&str] = &[
     "shops.exchange_rates.created",
     "shops.exchange_rates.updated",
     "shops.exchange_rates.deleted",
+    "shops.admins",
+    "shops.admins.created",
+    "shops.admins.updated",
+    "shops.admins.deleted",
     "collections",
     "collections.created",
     "collections.updated",
@@ -74,6 +78,9 @@ pub const SHIPPING_TABLES_DELETED: &str = "shops.shipping_tables.deleted";
 pub const EXCHANGE_RATES_CREATED: &str = "shops.exchange_rates.created";
 pub const EXCHANGE_RATES_UPDATED: &str = "shops.exchange_rates.updated";
 pub const EXCHANGE_RATES_DELETED: &str = "shops.exchange_rates.deleted";
+pub const SHOP_ADMINS_CREATED: &str = "shops.admins.created";
+pub const SHOP_ADMINS_UPDATED: &str = "shops.admins.updated";
+pub const SHOP_ADMINS_DELETED: &str = "shops.admins.deleted";
 pub const PRODUCTS_CREATED: &str = "products.created";
 pub const PRODUCTS_UPDATED: &str = "products.updated";
 pub const PRODUCTS_DELETED: &str = "products.deleted";
@@ -143,6 +150,9 @@ mod tests {
             EXCHANGE_RATES_CREATED,
             EXCHANGE_RATES_UPDATED,
             EXCHANGE_RATES_DELETED,
+            SHOP_ADMINS_CREATED,
+            SHOP_ADMINS_UPDATED,
+            SHOP_ADMINS_DELETED,
             PRODUCTS_CREATED,
             PRODUCTS_UPDATED,
             PRODUCTS_DELETED,

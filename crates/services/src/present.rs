@@ -19,6 +19,7 @@ pub trait Present:
     + product_types::Present
     + shipping_tables::Present
     + shops::Present
+    + shops::admins::Present
     + variants::Present
     + webhooks::Present
     + Send
@@ -39,6 +40,7 @@ impl<T> Present for T where
         + shipping_tables::Present
         + shipping_tables::Present
         + shops::Present
+        + shops::admins::Present
         + variants::Present
         + webhooks::Present
         + Send

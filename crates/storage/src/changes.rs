@@ -101,6 +101,8 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("shipping_tables", Owner::Column("account_id")),
     ("exchange_rates", Owner::Column("account_id")),
     ("customer_password_resets", Owner::Untracked),
+    ("shop_admins", Owner::Column("account_id")),
+    ("shop_admin_invitations", Owner::Untracked),
     ("order_codes", Owner::Untracked),
     ("signing_keys", Owner::Untracked),
     ("access_tokens", Owner::Untracked),

@@ -47,6 +47,8 @@ pub mod sealed_secrets;
 pub mod sellers;
 pub mod settings;
 pub mod shipping_tables;
+pub mod shop_admin_invitations;
+pub mod shop_admins;
 pub mod shops;
 pub mod sign_in_failures;
 pub mod signing_keys;

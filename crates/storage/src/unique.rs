@@ -90,6 +90,9 @@ unique_indexes! {
     CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
     /// One rate per shop and pair of currencies.
     ExchangeRatesCurrency = "exchange_rates_currency_key" on exchange_rates (shop_id, from_currency, to_currency);
+    /// A user is on a shop's roster once.
+    ShopAdminsUser = "shop_admins_user_key" on shop_admins (shop_id, user_id);
+    ShopAdminInvitations = "shop_admin_invitations_pkey" on shop_admin_invitations (digest);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

@@ -81,6 +81,7 @@ areas!(
     shops,
     shipping_tables,
     exchange_rates,
+    shop_admins,
     products,
     variants,
     assets,

@@ -61,6 +61,16 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             || urls.shop(shop.id),
         )
         .rel_if(
+            viewer.contains(Scope::ShopsRead),
+            &rels::SHOPS_ADMINS,
+            || urls.shop_admins(shop.id),
+        )
+        .rel_if(
+            viewer.contains(Scope::ShopsWrite),
+            &rels::SHOPS_CREATE_ADMIN,
+            || urls.shop_new_admin(shop.id),
+        )
+        .rel_if(
             viewer.contains(Scope::SellersRead),
             &rels::SELLERS_SELLER,
             || urls.seller(shop.seller_id),

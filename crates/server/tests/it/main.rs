@@ -47,6 +47,7 @@ mod schema_parity;
 mod secrets_at_rest;
 mod sellers;
 mod services;
+mod shop_admins;
 mod shop_settings;
 mod shops;
 mod stock_batches;

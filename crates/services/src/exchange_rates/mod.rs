@@ -13,6 +13,7 @@ use storage::{ScopedExt, Tx, tenant_rows};
 
 use self::input::{ExchangeRateChanges, NewExchangeRate};
 use crate::events::Change;
+use crate::shops::admins::managed_shop;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How an exchange rate looks to a reader with `viewer`'s scopes (its GET).
@@ -33,10 +34,18 @@ pub async fn create(
         .ok_or(ServiceError::NotFound)?;
     let (to, rate) = input.validate(&shop.currency_code)?;
     let op = Op::new(services, actor);
-    let (shop, to) = (&shop, &to);
+    let to = &to;
     services
         .write(|tx| {
             async move {
+                let shop = &managed_shop(tx, op.actor, shop_id).await?;
+                if shop.currency_code == *to {
+                    // The shop's currency changed since the request was checked.
+                    return Err(ServiceError::invalid_field(
+                        "to_currency",
+                        "is the shop's own currency",
+                    ));
+                }
                 let owner = (shop.account_id, shop.seller_id, shop.id);
                 let pair = (shop.currency_code.as_str(), to.as_str());
                 let stored = stored::insert(tx, owner, pair, rate.millionths(), op.now).await?;
@@ -96,20 +105,18 @@ pub async fn delete(
         .await
 }
 
-/// The shop's rate, locked, once the caller's expectation of it holds; a rate of another
-/// shop is not found.
+/// The shop (held, once the actor is found to manage it) and its rate, locked, once the
+/// caller's expectation of it holds; a rate of another shop is not found.
 async fn locked(
     tx: &mut Tx,
     op: Op<'_>,
     (shop_id, id): (i64, i64),
     expect: &dyn Precondition,
 ) -> ServiceResult<(Shop, StoredRate)> {
+    let shop = managed_shop(tx, op.actor, shop_id).await?;
     let current = stored::find_for_update(tx, op.actor.tenant, id)
         .await?
         .filter(|r| r.shop_id == shop_id)
-        .ok_or(ServiceError::NotFound)?;
-    let shop = shops::find(&mut *tx, op.actor.tenant, shop_id)
-        .await?
         .ok_or(ServiceError::NotFound)?;
     expect.check(&|| show(op, &current), current.updated_on)?;
     Ok((shop, current))

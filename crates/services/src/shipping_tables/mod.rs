@@ -7,11 +7,12 @@ pub mod input;
 use domain::{ScopeSet, limits, topic};
 use serde_json::Value;
 use storage::shipping_tables::{self as stored, PER_SHOP_MAX, ShippingTable};
-use storage::shops::{self, Shop};
+use storage::shops::Shop;
 use storage::{ScopedExt, Tx, tenant_rows};
 
 use self::input::{NewShippingTable, ShippingTableChanges};
 use crate::events::Change;
+use crate::shops::admins::managed_shop;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a shipping table looks to a reader with `viewer`'s scopes (its GET).
@@ -33,9 +34,7 @@ pub async fn create(
         .write(|tx| {
             async move {
                 // Held, so that concurrent additions count each other.
-                let shop = shops::find_for_update(tx, op.actor.tenant, shop_id)
-                    .await?
-                    .ok_or(ServiceError::NotFound)?;
+                let shop = managed_shop(tx, op.actor, shop_id).await?;
                 let (count, last_position) = stored::count_and_last_position(tx, shop.id).await?;
                 if count >= PER_SHOP_MAX {
                     return Err(ServiceError::invalid_field(
@@ -107,20 +106,18 @@ pub async fn delete(
         .await
 }
 
-/// The shop's table, locked, once the caller's expectation of it holds; a table of
-/// another shop is not found.
+/// The shop (held, once the actor is found to manage it) and its table, locked, once the
+/// caller's expectation of it holds; a table of another shop is not found.
 async fn locked(
     tx: &mut Tx,
     op: Op<'_>,
     (shop_id, id): (i64, i64),
     expect: &dyn Precondition,
 ) -> ServiceResult<(Shop, ShippingTable)> {
+    let shop = managed_shop(tx, op.actor, shop_id).await?;
     let current = stored::find_for_update(tx, op.actor.tenant, id)
         .await?
         .filter(|t| t.shop_id == shop_id)
-        .ok_or(ServiceError::NotFound)?;
-    let shop = shops::find(&mut *tx, op.actor.tenant, shop_id)
-        .await?
         .ok_or(ServiceError::NotFound)?;
     expect.check(&|| show(op, &current), current.updated_on)?;
     Ok((shop, current))

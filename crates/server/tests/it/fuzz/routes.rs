@@ -190,6 +190,14 @@ impl Fixture {
         )
         .await;
         values.push(("customer", id(&customer)));
+        let admin = post(
+            format!("/v2/shops/{}/admins", s.shop_id()),
+            json!({"email": "fuzzed-admin@example.com", "role": "staff", "name": "Fuzzed admin"}),
+        )
+        .await;
+        values.push(("admin", id(&admin)));
+        // No invitation has this code: the page's forms are refused, so nothing changes.
+        values.push(("invitation", "not-an-invitation-code".into()));
         values.push(("address", id(&customer["addresses"][0])));
         let shop = s.shop_id();
         let table = post(
@@ -478,6 +486,26 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             "/v2/sellers/{seller}/shops",
             vec![],
             body(new_shop),
+        ),
+        get("/v2/shops/{shop}/admins", list(&["role", "status"], false)),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/admins",
+            vec![],
+            body(json!({"email": "another-admin@example.com", "role": "readonly", "name": "Ann"})),
+        ),
+        get("/v2/shops/{shop}/admins/{admin}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/admins/{admin}",
+            vec![],
+            body(json!({"role": "readonly"})),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/admins/{admin}",
+            vec![],
+            none(),
         ),
         get(
             "/v2/products",
@@ -1060,6 +1088,18 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         page(Method::POST, "/oauth/logout", vec![], Some(&[])),
         page(Method::GET, "/oauth/credentials", vec![], None),
+        page(Method::GET, "/oauth/invitations", vec!["code"], None),
+        page(
+            Method::POST,
+            "/oauth/invitations",
+            vec![],
+            Some(&[
+                ("code", f.value("invitation")),
+                ("name", "Invited"),
+                ("password", "a long password"),
+                ("password_confirmation", "a long password"),
+            ]),
+        ),
         page(
             Method::POST,
             "/oauth/credentials/tokens",

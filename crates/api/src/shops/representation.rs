@@ -105,6 +105,11 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             &rels::ORDERS_CREATE_ORDER,
             || urls.shop_orders(shop.id),
         )
+        .rel_if(
+            viewer.contains(Scope::OrdersWrite),
+            &rels::ORDERS_BATCH_UPDATES,
+            || urls.order_batch_updates(shop.id),
+        )
         .rel_if(read_settings, &rels::SHOPS_SHIPPING_TABLES, || {
             urls.shipping_tables(shop.id)
         })

@@ -58,6 +58,7 @@ impl Route {
                 "/redeliver",
                 "/reactivate",
                 "/disable",
+                "/batch_updates",
             ]
             .iter()
             .any(|end| self.path.ends_with(end))
@@ -1138,6 +1139,14 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             input: Input::None,
             kind: Kind::OAuth,
         },
+        // Last of all (it moves the fixture's order), so that the routes before it meet
+        // the same hostile values whatever is added here.
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/orders/batch_updates",
+            vec![],
+            body(json!({"ids": [id("order")], "status": "cancelled"})),
+        ),
     ]
 }
 

@@ -20,6 +20,7 @@ mod customers;
 mod docs;
 mod exchange_rates;
 mod ops;
+mod order_documents;
 mod orders;
 mod price_lists;
 mod product_types;

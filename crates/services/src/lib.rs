@@ -26,6 +26,7 @@ pub mod assets;
 pub mod collections;
 pub mod customers;
 pub mod exchange_rates;
+pub mod order_documents;
 pub mod orders;
 pub mod price_lists;
 pub mod product_types;

@@ -91,6 +91,7 @@ areas!(
     customers,
     customer_account,
     orders,
+    order_documents,
     webhooks,
     credentials,
 );

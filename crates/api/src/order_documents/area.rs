@@ -63,6 +63,11 @@ impl Urls {
         self.at(DOCUMENTS, &[order_id])
     }
 
+    /// An order's documents, as a list template.
+    pub fn order_documents_list(&self, order_id: i64) -> String {
+        self.list_template(&DOCUMENTS.with(&[order_id]), &DOCUMENT_LIST)
+    }
+
     pub fn order_document(&self, order_id: i64, id: i64) -> String {
         self.at(DOCUMENT, &[order_id, id])
     }

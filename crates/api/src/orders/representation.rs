@@ -183,7 +183,7 @@ fn order_at(
         .rel_if(
             viewer.contains(Scope::OrdersRead),
             &rels::ORDERS_DOCUMENTS,
-            || urls.order_documents(id),
+            || urls.order_documents_list(id),
         )
         .rel_if(write && documented, &rels::ORDERS_CREATE_DOCUMENT, || {
             urls.order_documents(id)

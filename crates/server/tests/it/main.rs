@@ -29,6 +29,7 @@ mod mail;
 mod migration_history;
 mod oauth_errors;
 mod openapi;
+mod order_documents;
 mod order_pricing;
 mod order_tracking;
 mod orders;

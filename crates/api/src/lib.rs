@@ -21,6 +21,7 @@ mod docs;
 mod exchange_rates;
 mod ops;
 mod order_batches;
+mod order_documents;
 mod orders;
 mod price_lists;
 mod product_types;

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod clock;
 pub mod customer;
+pub mod document;
 pub mod exchange;
 pub mod limits;
 pub mod mail;

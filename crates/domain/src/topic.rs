@@ -12,6 +12,9 @@ pub const TOPICS: &[&str] = &[
     "orders.updated.shipped",
     "orders.updated.cancelled",
     "orders.deleted",
+    "orders.documents",
+    "orders.documents.created",
+    "orders.documents.generated",
     "products",
     "products.created",
     "products.updated",
@@ -70,6 +73,10 @@ pub const ORDERS_CLOSED: &str = "orders.updated.closed";
 pub const ORDERS_SHIPPED: &str = "orders.updated.shipped";
 pub const ORDERS_CANCELLED: &str = "orders.updated.cancelled";
 pub const ORDERS_DELETED: &str = "orders.deleted";
+/// An order's document (invoice, packing slip) is asked for: it waits to be generated.
+pub const ORDER_DOCUMENTS_CREATED: &str = "orders.documents.created";
+/// An order's document is generated and can be downloaded.
+pub const ORDER_DOCUMENTS_GENERATED: &str = "orders.documents.generated";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
 pub const SHIPPING_TABLES_CREATED: &str = "shops.shipping_tables.created";
@@ -142,6 +149,8 @@ mod tests {
             ORDERS_SHIPPED,
             ORDERS_CANCELLED,
             ORDERS_DELETED,
+            ORDER_DOCUMENTS_CREATED,
+            ORDER_DOCUMENTS_GENERATED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
             SHIPPING_TABLES_CREATED,

@@ -139,7 +139,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         },
         rate_limiter(config).await?,
     );
-    let registry = register_tasks(config, &db, &auth, &public_url, &node)?;
+    let registry = register_tasks(config, &db, &auth, &state.services, &public_url, &node)?;
     let router = if config.role.serves_api() {
         api::router(state)
     } else {
@@ -211,12 +211,13 @@ async fn rate_limiter(config: &ServeConfig) -> anyhow::Result<RateLimiter> {
 
 /// Every background task of this node's role, in one place. Nodes serving the API keep
 /// their view of tokens and keys fresh; worker nodes run the workers: the webhook
-/// dispatcher on each of them, singletons such as housekeeping and (when SMTP is
-/// configured) mail delivery on one at a time.
+/// dispatcher on each of them, singletons such as housekeeping, order documents and (when
+/// SMTP is configured) mail delivery on one at a time.
 fn register_tasks(
     config: &ServeConfig,
     db: &Database,
     auth: &Arc<AuthService>,
+    services: &services::Services,
     public_url: &str,
     node: &str,
 ) -> anyhow::Result<Registry> {
@@ -282,6 +283,10 @@ fn register_tasks(
                  operator (`commerce mail list`)"
             ),
         }
+        let services = services.clone();
+        registry.register(ORDER_DOCUMENTS, Placement::Singleton, move |cancel| {
+            workers::generate_documents(services.clone(), cancel)
+        });
         let (db, clock, period) = (
             db.clone(),
             config.clock.clone(),
@@ -298,6 +303,7 @@ fn register_tasks(
 pub const WEBHOOK_DISPATCHER: &str = "webhook-dispatcher";
 pub const HOUSEKEEPING: &str = "housekeeping";
 pub const MAIL_DELIVERY: &str = "mail_delivery";
+pub const ORDER_DOCUMENTS: &str = "order_documents";
 
 /// Runs the dispatcher until `cancel`; then it hands its work back before returning.
 async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {

@@ -27,6 +27,7 @@ pub mod collections;
 pub mod customers;
 pub mod exchange_rates;
 pub mod order_batches;
+pub mod order_documents;
 pub mod orders;
 pub mod price_lists;
 pub mod product_types;

@@ -4,8 +4,8 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, customers, exchange_rates, orders, price_lists, product_types, products,
-    shipping_tables, shops, variants, webhooks,
+    assets, collections, customers, exchange_rates, order_documents, orders, price_lists,
+    product_types, products, shipping_tables, shops, variants, webhooks,
 };
 
 pub trait Present:
@@ -13,6 +13,7 @@ pub trait Present:
     + collections::Present
     + customers::Present
     + exchange_rates::Present
+    + order_documents::Present
     + orders::Present
     + price_lists::Present
     + products::Present
@@ -33,6 +34,7 @@ impl<T> Present for T where
         + customers::Present
         + exchange_rates::Present
         + exchange_rates::Present
+        + order_documents::Present
         + orders::Present
         + price_lists::Present
         + products::Present

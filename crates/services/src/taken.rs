@@ -58,6 +58,9 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::WebhookDeliveriesEvent
         | U::OrderCodes
         | U::OrdersCode
+        | U::OrderDocumentNumbers
+        | U::OrderDocumentsNumber
+        | U::OrderDocumentFiles
         | U::Leases => Conflict,
     }
 }

@@ -36,6 +36,7 @@ pub mod exchange_rates;
 pub mod idempotency;
 pub mod leases;
 pub mod mail_outbox;
+pub mod order_documents;
 pub mod orders;
 pub mod outbox;
 pub mod price_lists;

@@ -83,6 +83,10 @@ unique_indexes! {
     WebhookDeliveriesEvent = "webhook_deliveries_event_key" on webhook_deliveries (webhook_id, event_id);
     OrderCodes = "order_codes_pkey" on order_codes (shop_id);
     OrdersCode = "orders_code_key" on orders (shop_id, code);
+    OrderDocumentNumbers = "order_document_numbers_pkey" on order_document_numbers (shop_id, kind);
+    /// A document's number is its shop's and kind's, once.
+    OrderDocumentsNumber = "order_documents_number_key" on order_documents (shop_id, kind, number);
+    OrderDocumentFiles = "order_document_files_pkey" on order_document_files (document_id);
     /// Emails per seller, whatever their case (a customer may have none).
     CustomersEmail = "customers_email_key" on customers (seller_id, email_key);
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);

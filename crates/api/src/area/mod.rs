@@ -92,6 +92,7 @@ areas!(
     customer_account,
     orders,
     order_batches,
+    order_documents,
     webhooks,
     credentials,
 );

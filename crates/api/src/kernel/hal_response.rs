@@ -60,6 +60,14 @@ impl Hal {
         self
     }
 
+    /// `202 Accepted`: the resource, which work off the request path completes, at `location`.
+    pub fn accepted(body: Value, location: String, last_modified: Timestamp) -> Self {
+        Self {
+            status: StatusCode::ACCEPTED,
+            ..Self::created(body, location, last_modified)
+        }
+    }
+
     pub fn created(body: Value, location: String, last_modified: Timestamp) -> Self {
         Self {
             status: StatusCode::CREATED,

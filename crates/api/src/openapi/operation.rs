@@ -90,6 +90,14 @@ impl Answer {
         }
     }
 
+    /// `202 Accepted` with a resource whose properties are `T` (work under way).
+    pub fn accepted_resource<T: JsonSchema>() -> Self {
+        Self::Resource {
+            status: 202,
+            fields: schema::<T>(),
+        }
+    }
+
     /// `200` with a list page of resources whose properties are `T`.
     pub fn list<T: JsonSchema>() -> Self {
         Self::List {

@@ -175,6 +175,19 @@ fn order_at(
             urls.order_move(id, transition)
         });
     }
+    let documented = matches!(
+        order.status,
+        OrderStatus::Placed | OrderStatus::Closed | OrderStatus::Shipped
+    );
+    resource = resource
+        .rel_if(
+            viewer.contains(Scope::OrdersRead),
+            &rels::ORDERS_DOCUMENTS,
+            || urls.order_documents_list(id),
+        )
+        .rel_if(write && documented, &rels::ORDERS_CREATE_DOCUMENT, || {
+            urls.order_documents(id)
+        });
     resource
         .rel_if(viewer.contains(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.shop(order.shop_id)

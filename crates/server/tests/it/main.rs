@@ -30,6 +30,7 @@ mod migration_history;
 mod oauth_errors;
 mod openapi;
 mod order_batches;
+mod order_documents;
 mod order_pricing;
 mod order_tracking;
 mod orders;

@@ -184,6 +184,9 @@ impl Fixture {
         )
         .await;
         values.push(("order", id(&order)));
+        // The order is a cart, which has no documents: the document routes answer 404 and
+        // asking for one 422, so nothing is written.
+        values.push(("document", "1".into()));
         let customer = post(
             "/v2/customers".into(),
             json!({"email": "fuzzed@example.com", "password": CUSTOMER_PASSWORD,
@@ -827,6 +830,15 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         api(Method::PUT, "/v2/orders/{order}/cancel", vec![], none()),
         api(Method::POST, "/v2/shops/{shop}/orders", vec![], body(order)),
+        get("/v2/orders/{order}/documents", list(&[], false)),
+        api(
+            Method::POST,
+            "/v2/orders/{order}/documents",
+            vec![],
+            body(json!({"kind": "invoice"})),
+        ),
+        get("/v2/orders/{order}/documents/{document}", vec![]),
+        get("/v2/orders/{order}/documents/{document}/file", vec![]),
         get(
             "/v2/shops/{shop}/shipping_tables",
             list(&["enabled", "method"], false),

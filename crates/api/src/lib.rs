@@ -20,6 +20,8 @@ mod customers;
 mod docs;
 mod ops;
 mod orders;
+mod payment_methods;
+mod payments;
 mod price_lists;
 mod product_types;
 mod products;

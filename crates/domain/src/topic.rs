@@ -12,6 +12,10 @@ pub const TOPICS: &[&str] = &[
     "orders.updated.shipped",
     "orders.updated.cancelled",
     "orders.deleted",
+    "orders.payments",
+    "orders.payments.created",
+    "orders.refunds",
+    "orders.refunds.created",
     "products",
     "products.created",
     "products.updated",
@@ -26,6 +30,10 @@ pub const TOPICS: &[&str] = &[
     "shops",
     "shops.created",
     "shops.updated",
+    "shops.payment_methods",
+    "shops.payment_methods.created",
+    "shops.payment_methods.updated",
+    "shops.payment_methods.deleted",
     "collections",
     "collections.created",
     "collections.updated",
@@ -58,8 +66,15 @@ pub const ORDERS_CLOSED: &str = "orders.updated.closed";
 pub const ORDERS_SHIPPED: &str = "orders.updated.shipped";
 pub const ORDERS_CANCELLED: &str = "orders.updated.cancelled";
 pub const ORDERS_DELETED: &str = "orders.deleted";
+/// A payment attempt was recorded (with its status: approved, declined, failed).
+pub const ORDER_PAYMENTS_CREATED: &str = "orders.payments.created";
+/// A refund was recorded (given back through the gateway, or owed by the merchant).
+pub const ORDER_REFUNDS_CREATED: &str = "orders.refunds.created";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
+pub const PAYMENT_METHODS_CREATED: &str = "shops.payment_methods.created";
+pub const PAYMENT_METHODS_UPDATED: &str = "shops.payment_methods.updated";
+pub const PAYMENT_METHODS_DELETED: &str = "shops.payment_methods.deleted";
 pub const PRODUCTS_CREATED: &str = "products.created";
 pub const PRODUCTS_UPDATED: &str = "products.updated";
 pub const PRODUCTS_DELETED: &str = "products.deleted";
@@ -121,8 +136,13 @@ mod tests {
             ORDERS_SHIPPED,
             ORDERS_CANCELLED,
             ORDERS_DELETED,
+            ORDER_PAYMENTS_CREATED,
+            ORDER_REFUNDS_CREATED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
+            PAYMENT_METHODS_CREATED,
+            PAYMENT_METHODS_UPDATED,
+            PAYMENT_METHODS_DELETED,
             PRODUCTS_CREATED,
             PRODUCTS_UPDATED,
             PRODUCTS_DELETED,

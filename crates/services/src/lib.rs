@@ -26,6 +26,8 @@ pub mod assets;
 pub mod collections;
 pub mod customers;
 pub mod orders;
+pub mod payment_methods;
+pub mod payments;
 pub mod price_lists;
 pub mod product_types;
 pub mod products;

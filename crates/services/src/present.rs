@@ -4,8 +4,8 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, customers, orders, price_lists, product_types, products, shops, variants,
-    webhooks,
+    assets, collections, customers, orders, payment_methods, payments, price_lists, product_types,
+    products, shops, variants, webhooks,
 };
 
 pub trait Present:
@@ -13,6 +13,8 @@ pub trait Present:
     + collections::Present
     + customers::Present
     + orders::Present
+    + payment_methods::Present
+    + payments::Present
     + price_lists::Present
     + products::Present
     + product_types::Present
@@ -29,6 +31,8 @@ impl<T> Present for T where
         + collections::Present
         + customers::Present
         + orders::Present
+        + payment_methods::Present
+        + payments::Present
         + price_lists::Present
         + products::Present
         + product_types::Present

@@ -54,6 +54,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::WebhookDeliveriesEvent
         | U::OrderCodes
         | U::OrdersCode
+        | U::PaymentsCharge
         | U::Leases => Conflict,
     }
 }

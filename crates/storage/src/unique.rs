@@ -88,6 +88,9 @@ unique_indexes! {
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
     CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
     CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
+    /// One refund per charge: refunds are written once under the order's lock, so only
+    /// a bug reaches it.
+    PaymentsCharge = "payments_charge_key" on payments (charge_id);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

@@ -88,6 +88,8 @@ areas!(
     customers,
     customer_account,
     orders,
+    payments,
+    payment_methods,
     webhooks,
     credentials,
 );

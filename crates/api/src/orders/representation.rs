@@ -38,12 +38,29 @@ pub struct OrderFields<'a> {
     app_id: Option<i64>,
     /// The customer the order is linked to.
     contact_id: Option<i64>,
+    /// The payment method chosen (by id: it may have been deleted since).
+    payment_method_id: Option<i64>,
+    /// The payment method's name and type when it was chosen (Bootic v1's payment_info).
+    payment_info: Option<PaymentInfo<'a>>,
+    /// Approved charges, in minor units.
+    paid_total: i64,
+    /// Refunds given back or owed by the merchant, in minor units.
+    refunded_total: i64,
+    /// What the buyer still owes: total less what was paid and kept (0 once cancelled).
+    outstanding: i64,
     created_on: Timestamp,
     updated_on: Timestamp,
     placed_on: Option<Timestamp>,
     closed_on: Option<Timestamp>,
     shipped_on: Option<Timestamp>,
     cancelled_on: Option<Timestamp>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct PaymentInfo<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    method_type: &'a str,
 }
 
 #[derive(Serialize)]
@@ -124,6 +141,15 @@ fn order_at(
         tracking_url: order.tracking_url.as_deref(),
         app_id: order.app_id,
         contact_id: order.contact_id,
+        payment_method_id: order.payment_method_id,
+        payment_info: order
+            .payment_method_name
+            .as_deref()
+            .zip(order.payment_method_type.as_deref())
+            .map(|(name, method_type)| PaymentInfo { name, method_type }),
+        paid_total: order.paid_total,
+        refunded_total: order.refunded_total,
+        outstanding: services::payments::balance_of(order).outstanding(),
         created_on: order.created_on,
         updated_on: order.updated_on,
         placed_on: order.placed_on,
@@ -151,6 +177,20 @@ fn order_at(
             urls.order_move(id, transition)
         });
     }
+    let payable = matches!(
+        order.status,
+        OrderStatus::Placed | OrderStatus::Closed | OrderStatus::Shipped
+    ) && fields_outstanding(order) > 0
+        && order.payment_method_id.is_some();
+    resource = resource
+        .rel_if(
+            viewer.contains(Scope::OrdersRead),
+            &rels::ORDERS_PAYMENTS,
+            || urls.order_payments(id),
+        )
+        .rel_if(write && payable, &rels::ORDERS_CREATE_PAYMENT, || {
+            urls.order_new_payment(id)
+        });
     resource
         .rel_if(viewer.contains(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.shop(order.shop_id)
@@ -163,6 +203,10 @@ fn order_at(
             |contact| urls.customer(contact),
         )
         .embed_all("lines", lines.iter().map(line_resource))
+}
+
+fn fields_outstanding(order: &Order) -> i64 {
+    services::payments::balance_of(order).outstanding()
 }
 
 fn line_resource(line: &OrderLine) -> Resource {

@@ -93,6 +93,16 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             &rels::ORDERS_CREATE_ORDER,
             || urls.shop_orders(shop.id),
         )
+        .rel_if(
+            viewer.contains(Scope::ShopsRead),
+            &rels::SHOPS_PAYMENT_METHODS,
+            || urls.payment_methods_of_shop(shop.id),
+        )
+        .rel_if(
+            viewer.contains(Scope::ShopsWrite),
+            &rels::SHOPS_CREATE_PAYMENT_METHOD,
+            || urls.shop_payment_methods(shop.id),
+        )
 }
 
 impl services::shops::Present for Presenter {

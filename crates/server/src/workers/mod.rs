@@ -5,6 +5,7 @@
 
 mod housekeeping;
 mod mail_delivery;
+mod payments;
 mod singleton;
 mod upkeep;
 
@@ -21,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use housekeeping::housekeeping;
 pub use mail_delivery::{MailDelivery, deliver_mail};
+pub use payments::settle_payments;
 pub use upkeep::{
     ENCRYPTION_KEY_RELOAD, record_token_use, refresh_revocations, refresh_signing_keys,
     reload_encryption_keys,

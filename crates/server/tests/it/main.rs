@@ -31,6 +31,7 @@ mod oauth_errors;
 mod openapi;
 mod order_tracking;
 mod orders;
+mod payments;
 mod price_lists;
 mod product_lists;
 mod product_search;

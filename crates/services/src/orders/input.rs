@@ -3,6 +3,7 @@
 //! variant may be sold in the shop, and at what price, is checked by the operations.)
 
 use crate::customers::ContactLink;
+use crate::payment_methods::MethodPick;
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
 use domain::{FieldErrors, Patch, limits, validation};
@@ -59,6 +60,9 @@ pub struct NewOrder {
     note: Option<String>,
     #[serde(default)]
     shipping_total: Option<i64>,
+    /// An enabled payment method of the shop; the order keeps a copy of its type and name.
+    #[serde(default)]
+    payment_method_id: Option<i64>,
 }
 
 /// A checked request, before the checks that need the database.
@@ -70,6 +74,8 @@ pub struct OrderDraft {
     pub shipping_total: i64,
     /// `None`: the lines stay as they are.
     pub lines: Option<Vec<WantedLine>>,
+    /// The payment method the order is to name.
+    pub payment_method: MethodPick,
 }
 
 impl NewOrder {
@@ -84,6 +90,7 @@ impl NewOrder {
             shipping_address: address("shipping_address", self.shipping_address, errors),
             billing_address: address("billing_address", self.billing_address, errors),
             note: note(self.note, errors),
+            payment_method: None,
         };
         OrderDraft {
             details,
@@ -92,6 +99,9 @@ impl NewOrder {
                 .map_or(ContactLink::ByEmail, ContactLink::Id),
             shipping_total,
             lines: Some(lines(self.lines, errors)),
+            payment_method: self
+                .payment_method_id
+                .map_or(MethodPick::Clear, MethodPick::Id),
         }
     }
 }
@@ -121,6 +131,9 @@ pub struct OrderChanges {
     shipping_total: Patch<i64>,
     #[serde(default)]
     status: Patch<Value>,
+    /// In checkout: an enabled payment method of the shop, or null for none.
+    #[serde(default)]
+    payment_method_id: Patch<i64>,
 }
 
 impl OrderChanges {
@@ -140,6 +153,7 @@ impl OrderChanges {
                 ("billing_address", !self.billing_address.is_absent()),
                 ("shipping_total", !self.shipping_total.is_absent()),
                 ("contact_id", !self.contact_id.is_absent()),
+                ("payment_method_id", !self.payment_method_id.is_absent()),
             ] {
                 if given {
                     errors.add(field, checkout_only(order.status));
@@ -210,11 +224,18 @@ impl OrderChanges {
             Patch::Value(given) if editable => Some(lines(given, errors)),
             _ => None,
         };
+        let payment_method = match self.payment_method_id {
+            _ if !editable => MethodPick::Keep,
+            Patch::Absent => MethodPick::Keep,
+            Patch::Null => MethodPick::Clear,
+            Patch::Value(id) => MethodPick::Id(id),
+        };
         OrderDraft {
             details,
             contact,
             shipping_total,
             lines,
+            payment_method,
         }
     }
 }

@@ -183,6 +183,34 @@ impl Fixture {
         )
         .await;
         values.push(("order", id(&order)));
+        let method = post(
+            format!("/v2/shops/{}/payment_methods", s.shop_id()),
+            json!({"type": "bank_transfer"}),
+        )
+        .await;
+        let paid = post(
+            format!("/v2/shops/{}/orders", s.shop_id()),
+            json!({"lines": [{"variant_id": product["_embedded"]["variants"][0]["id"]}],
+                   "payment_method_id": method["id"]}),
+        )
+        .await;
+        let (status, placed) = s
+            .call(
+                Method::PUT,
+                &format!("/v2/orders/{}/place", paid["id"]),
+                token,
+                None,
+            )
+            .await;
+        assert!(status.is_success(), "{placed}");
+        let payment = post(
+            format!("/v2/orders/{}/payments", paid["id"]),
+            json!({"amount": 1, "reference": "R-1"}),
+        )
+        .await;
+        values.push(("payment_method", id(&method)));
+        values.push(("paid_order", id(&paid)));
+        values.push(("payment", id(&payment)));
         let customer = post(
             "/v2/customers".into(),
             json!({"email": "fuzzed@example.com", "password": CUSTOMER_PASSWORD,
@@ -394,6 +422,8 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         "contact_name": "Ana", "phone_number": "+56", "shipping_address": address.clone(),
         "billing_address": address.clone(), "note": "n", "shipping_total": 500,
         "contact_id": id("customer")});
+    let payment_method = json!({"type": "bank_transfer", "name": "Wire", "instructions": "Pay to",
+        "enabled": true, "position": 2, "settings": {"bank_name": "B", "iban": "CL1"}});
     let mut new_address = address.clone();
     new_address["default_shipping"] = json!(true);
     new_address["default_billing"] = json!(false);
@@ -743,6 +773,8 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                 &[
                     "status",
                     "shop_ids",
+                    "payment_method",
+                    "payment_method_id",
                     "code",
                     "total.gte",
                     "total.lte",
@@ -780,6 +812,39 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         api(Method::PUT, "/v2/orders/{order}/cancel", vec![], none()),
         api(Method::POST, "/v2/shops/{shop}/orders", vec![], body(order)),
+        get("/v2/shops/{shop}/payment_methods", list(&[], false)),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/payment_methods",
+            vec![],
+            body(payment_method.clone()),
+        ),
+        get("/v2/shops/{shop}/payment_methods/{payment_method}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/payment_methods/{payment_method}",
+            vec![],
+            body({
+                let mut changes = payment_method;
+                changes.as_object_mut().expect("an object").remove("type");
+                changes
+            }),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/payment_methods/{payment_method}",
+            vec![],
+            none(),
+        ),
+        get("/v2/orders/{paid_order}/payments", list(&[], false)),
+        get("/v2/orders/{paid_order}/payments/{payment}", vec![]),
+        api(
+            Method::POST,
+            "/v2/orders/{order}/payments",
+            vec![],
+            body(json!({"amount": 100, "reference": "R-2",
+                "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"}})),
+        ),
         get(
             "/v2/customers",
             list(&["q", "email", "tags", "status", "seller_ids"], true),

@@ -198,16 +198,17 @@ pub async fn add_to_order(
 
 /// The amount of the order's charges still waiting for their gateway.
 pub async fn pending_charges_total(tx: &mut Tx, order_id: i64) -> Result<i64> {
-    let total: Option<i64> = with_conn!(Exec::Tx(tx), |c| {
+    // PostgreSQL sums BIGINTs as NUMERIC: cast back.
+    let total: i64 = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_scalar(
-            "SELECT SUM(amount) FROM payments WHERE order_id = $1 AND kind = 'charge' \
-             AND status = 'pending'",
+            "SELECT CAST(COALESCE(SUM(amount), 0) AS BIGINT) FROM payments WHERE order_id = $1 \
+             AND kind = 'charge' AND status = 'pending'",
         )
         .bind(order_id)
         .fetch_one(c)
         .await
     })?;
-    Ok(total.unwrap_or(0))
+    Ok(total)
 }
 
 /// The order's approved charges that no refund returns yet, oldest first.

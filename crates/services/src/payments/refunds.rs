@@ -27,11 +27,12 @@ use crate::{Actor, Op, ServiceError, ServiceResult, Services};
 /// Gateway calls a refund gets before it is given up.
 pub const MAX_ATTEMPTS: i64 = 6;
 
-/// When a pending refund is due again after `attempts` calls (the first is due at once).
+/// When a pending refund is due (again) after `attempts` calls: the first a minute after
+/// the cancel (whose request makes it at once, unless it dies: the sweep leaves it alone
+/// meanwhile).
 fn next_attempt(now: Timestamp, attempts: i64) -> Timestamp {
     let minutes = match attempts {
-        0 => 0,
-        1 => 1,
+        0 | 1 => 1,
         2 => 5,
         3 => 30,
         4 => 120,

@@ -243,7 +243,7 @@ pub fn luhn(digits: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 pub fn card_brand(digits: &str) -> CardBrand {

@@ -63,7 +63,7 @@ enum Answer {
     Fields(FieldErrors),
     /// An error about one resource the request made (a declined payment), embedded under
     /// its name.
-    CodeAndItem(ErrorCode, &'static str, Value),
+    CodeAndItem(ErrorCode, Box<(&'static str, Value)>),
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -138,7 +138,7 @@ impl ApiError {
     ) -> Self {
         Self::make(
             code.status(),
-            Answer::CodeAndItem(code, name, item),
+            Answer::CodeAndItem(code, Box::new((name, item))),
             message.into(),
         )
     }
@@ -376,12 +376,12 @@ impl ApiError {
                 "message": self.message,
                 "_embedded": listed(fields),
             }),
-            Answer::CodeAndItem(code, name, item) => json!({
+            Answer::CodeAndItem(code, item) => json!({
                 "_class": ["error"],
                 "status": self.status.as_u16(),
                 "error": code.as_str(),
                 "message": self.message,
-                "_embedded": { *name: item },
+                "_embedded": { item.0: item.1 },
             }),
         }
     }

@@ -85,7 +85,7 @@ async fn create(
     )
     .await?;
     let recorded = match attempt {
-        Attempt::Recorded(recorded) => recorded,
+        Attempt::Recorded(recorded) => *recorded,
         Attempt::InProgress { pending } => {
             return Err(ApiError::payment_in_progress(format!(
                 "a charge of {pending} for this order is waiting for its gateway; ask again in a moment"

@@ -49,7 +49,7 @@ pub const CHARGE_TIMEOUT_SECS: i64 = 15 * 60;
 #[derive(Debug)]
 pub enum Attempt {
     /// Recorded, whatever its status (approved, declined, failed), with its document.
-    Recorded(Shown<Payment>),
+    Recorded(Box<Shown<Payment>>),
     /// The amount is held by charges still waiting for their gateway (this much): asking
     /// again in a moment finds them settled.
     InProgress { pending: i64 },
@@ -88,7 +88,7 @@ pub async fn pay(
     let recorded = services
         .write(|tx| async move { finish(tx, op, payment, outcome).await }.scoped())
         .await?;
-    Ok(Attempt::Recorded(recorded))
+    Ok(Attempt::Recorded(Box::new(recorded)))
 }
 
 /// What the first transaction came to.
@@ -96,7 +96,7 @@ enum Started {
     Done(Attempt),
     /// Written `pending`; the gateway is to be called with these credentials.
     Pending {
-        payment: Payment,
+        payment: Box<Payment>,
         credentials: Credentials,
     },
 }
@@ -203,11 +203,11 @@ async fn start(
     let payment = stored::insert(tx, &row, op.now).await?;
     if manual {
         let recorded = settle_charge(tx, op, &order, payment).await?;
-        return Ok(Started::Done(Attempt::Recorded(recorded)));
+        return Ok(Started::Done(Attempt::Recorded(Box::new(recorded))));
     }
     let credentials = credentials_of(tx, secret_box, &method).await?;
     Ok(Started::Pending {
-        payment,
+        payment: Box::new(payment),
         credentials,
     })
 }

@@ -13,7 +13,9 @@ use serde_json::{Value, json};
 
 use crate::on_both_backends;
 use crate::receiver::Receiver;
-use crate::support::{Backend, TestServer, assert_error, error_fields, eventually, item_ids};
+use crate::support::{
+    Backend, TestServer, assert_error, error_fields, eventually, item_ids, json as answer_of,
+};
 
 on_both_backends!(
     methods_are_listed_in_order_with_their_settings_and_secrets_write_only,
@@ -25,6 +27,7 @@ on_both_backends!(
     cancelling_a_paid_order_refunds_every_charge,
     a_refund_the_gateway_fails_is_retried_then_given_up,
     parallel_payments_charge_the_order_once,
+    an_idempotency_key_charges_once,
     a_charge_whose_answer_was_lost_is_given_up,
     other_accounts_see_and_pay_nothing,
     subscribers_hear_of_methods_payments_and_refunds,
@@ -848,6 +851,41 @@ async fn parallel_payments_charge_the_order_once(s: TestServer) {
     }
     assert_eq!(s.event_count("orders.updated.closed").await, 3);
     assert_eq!(s.event_count("orders.payments.created").await, 3);
+    s.assert_documented();
+}
+
+async fn an_idempotency_key_charges_once(s: TestServer) {
+    let token = s.owner_token().await;
+    let gateway = add_method(&s, &token, s.shop_id(), json!({"type": "test_gateway"})).await;
+    let order = placed_order(&s, &token, &gateway, 1000).await;
+    let path = format!("/v2/orders/{}/payments", order["id"]);
+    let send = |body: Value| {
+        s.request(Method::POST, &path, &token)
+            .header("idempotency-key", "pay-once")
+            .json(&body)
+            .send()
+    };
+    let first = send(json!({"card": card(APPROVE), "amount": 400}))
+        .await
+        .unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let (_, first) = answer_of(first).await;
+    let again = send(json!({"card": card(APPROVE), "amount": 400}))
+        .await
+        .unwrap();
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let (status, again) = answer_of(again).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(again["id"], first["id"]);
+    let (status, refused) = answer_of(
+        send(json!({"card": card(APPROVE), "amount": 500}))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(payments_of(&s, &token, &order).await.len(), 1);
+    assert_eq!(get_order(&s, &token, &order).await["paid_total"], 400);
     s.assert_documented();
 }
 

@@ -88,6 +88,10 @@ pub async fn pay(
     let recorded = services
         .write(|tx| async move { finish(tx, op, payment, outcome).await }.scoped())
         .await?;
+    if recorded.value.status == PaymentStatus::Approved {
+        // Approved after the order was cancelled: its refund was opened; make it now.
+        settle_refunds(services, actor, secret_box, order_id).await?;
+    }
     Ok(Attempt::Recorded(Box::new(recorded)))
 }
 

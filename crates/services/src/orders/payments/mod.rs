@@ -13,9 +13,13 @@
 //! that finds its amount held by a pending attempt is told so (`Attempt::InProgress`)
 //! rather than charged.
 //!
-//! A crash between the two leaves the attempt `pending`: it still holds its amount, and
-//! the sweep (`sweep`) marks it `failed` once `CHARGE_TIMEOUT` has passed (the card is not
-//! kept, so it cannot be charged again; a real gateway is asked first by its key).
+//! A crash between the two leaves the attempt `pending`: it still holds its amount (no
+//! second charge can overlap one whose outcome is unknown), and the sweep (`sweep`) marks
+//! it `failed` (`abandoned`) once `CHARGE_TIMEOUT_SECS` have passed. The card is not kept,
+//! so it is never charged again behind the buyer's back; the test gateway keeps nothing to
+//! ask, and a real gateway's adapter would look the charge up by its key before it is
+//! given up. A gateway's late answer never overwrites what the sweep recorded (it is
+//! logged when it was an approval).
 //!
 //! Manual methods (bank transfer, cash on delivery) take no card: a payment is the
 //! merchant recording money received, approved and written in one transaction.

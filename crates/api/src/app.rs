@@ -103,7 +103,10 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .layer(from_fn(query::guard))
         .with_state(state.clone())
-        .merge(oauth::routes(state.auth.clone()))
+        .merge(oauth::routes(
+            state.auth.clone(),
+            Arc::new(crate::shop_admins::ShopInvitations(state.services.clone())),
+        ))
         .layer(
             ServiceBuilder::new()
                 .layer(SetRequestIdLayer::x_request_id(RandomRequestId))

@@ -3,8 +3,8 @@
 
 use axum::http::Method;
 use oauth::forms::{
-    CsrfForm, DecisionForm, IntrospectionRequest, LoginForm, NewAppForm, NewTokenForm,
-    RevocationRequest, RevokeTokenForm, TokenRequest,
+    CsrfForm, DecisionForm, IntrospectionRequest, InvitationForm, LoginForm, NewAppForm,
+    NewTokenForm, RevocationRequest, RevokeTokenForm, TokenRequest,
 };
 use oauth::{Introspection, Metadata, TokenAnswer, paths};
 
@@ -65,6 +65,14 @@ const CONTINUE: QueryParam = QueryParam {
     description: "The page to go on to: the authorization endpoint with its request, or the \
                   credentials page (the default, and where any other value goes)",
     required: false,
+    schema: schema::<String>(),
+};
+
+/// The code of an invitation link.
+const INVITATION_CODE: QueryParam = QueryParam {
+    name: "code",
+    description: "The code the invitation mail's link carries",
+    required: true,
     schema: schema::<String>(),
 };
 
@@ -212,5 +220,29 @@ pub fn routes(routes: &mut Routes) {
             .session()
             .page_errors()
             .form_body::<NewAppForm>(),
+        )
+        .served_elsewhere(
+            Method::GET,
+            paths::INVITATIONS,
+            Op::new(
+                "The page where a user invited to manage shops chooses a password (404 for an \
+                 unknown code, 410 for a used, withdrawn or expired one)",
+                Answer::Html,
+            )
+            .anonymous()
+            .page_errors()
+            .query(INVITATION_CODE),
+        )
+        .served_elsewhere(
+            Method::POST,
+            paths::INVITATIONS,
+            Op::new(
+                "Accept an invitation: sets the user's password and name and makes every \
+                 invitation of theirs active (a bad password answers the form again, 422)",
+                Answer::Html,
+            )
+            .anonymous()
+            .page_errors()
+            .form_body::<InvitationForm>(),
         );
 }

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod clock;
 pub mod customer;
+pub mod exchange;
 pub mod limits;
 pub mod mail;
 pub mod money;
@@ -13,7 +14,9 @@ pub mod patch;
 pub mod payment;
 pub mod role;
 pub mod scope;
+pub mod shipping;
 pub mod shop;
+pub mod shop_admin;
 pub mod text;
 pub mod text_enum;
 pub mod topic;

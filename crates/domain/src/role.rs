@@ -49,6 +49,18 @@ pub fn app_ceiling() -> ScopeSet {
     ScopeSet::all().difference(ScopeSet::CREDENTIALS)
 }
 
+/// Described as the string enum it travels as (shop admins' roles are account roles).
+impl schemars::JsonSchema for Role {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Role".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+        schemars::json_schema!({ "type": "string", "enum": names })
+    }
+}
+
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -34,6 +34,18 @@ pub const TOPICS: &[&str] = &[
     "shops.payment_methods.created",
     "shops.payment_methods.updated",
     "shops.payment_methods.deleted",
+    "shops.shipping_tables",
+    "shops.shipping_tables.created",
+    "shops.shipping_tables.updated",
+    "shops.shipping_tables.deleted",
+    "shops.exchange_rates",
+    "shops.exchange_rates.created",
+    "shops.exchange_rates.updated",
+    "shops.exchange_rates.deleted",
+    "shops.admins",
+    "shops.admins.created",
+    "shops.admins.updated",
+    "shops.admins.deleted",
     "collections",
     "collections.created",
     "collections.updated",
@@ -75,6 +87,15 @@ pub const SHOPS_UPDATED: &str = "shops.updated";
 pub const PAYMENT_METHODS_CREATED: &str = "shops.payment_methods.created";
 pub const PAYMENT_METHODS_UPDATED: &str = "shops.payment_methods.updated";
 pub const PAYMENT_METHODS_DELETED: &str = "shops.payment_methods.deleted";
+pub const SHIPPING_TABLES_CREATED: &str = "shops.shipping_tables.created";
+pub const SHIPPING_TABLES_UPDATED: &str = "shops.shipping_tables.updated";
+pub const SHIPPING_TABLES_DELETED: &str = "shops.shipping_tables.deleted";
+pub const EXCHANGE_RATES_CREATED: &str = "shops.exchange_rates.created";
+pub const EXCHANGE_RATES_UPDATED: &str = "shops.exchange_rates.updated";
+pub const EXCHANGE_RATES_DELETED: &str = "shops.exchange_rates.deleted";
+pub const SHOP_ADMINS_CREATED: &str = "shops.admins.created";
+pub const SHOP_ADMINS_UPDATED: &str = "shops.admins.updated";
+pub const SHOP_ADMINS_DELETED: &str = "shops.admins.deleted";
 pub const PRODUCTS_CREATED: &str = "products.created";
 pub const PRODUCTS_UPDATED: &str = "products.updated";
 pub const PRODUCTS_DELETED: &str = "products.deleted";
@@ -143,6 +164,15 @@ mod tests {
             PAYMENT_METHODS_CREATED,
             PAYMENT_METHODS_UPDATED,
             PAYMENT_METHODS_DELETED,
+            SHIPPING_TABLES_CREATED,
+            SHIPPING_TABLES_UPDATED,
+            SHIPPING_TABLES_DELETED,
+            EXCHANGE_RATES_CREATED,
+            EXCHANGE_RATES_UPDATED,
+            EXCHANGE_RATES_DELETED,
+            SHOP_ADMINS_CREATED,
+            SHOP_ADMINS_UPDATED,
+            SHOP_ADMINS_DELETED,
             PRODUCTS_CREATED,
             PRODUCTS_UPDATED,
             PRODUCTS_DELETED,

@@ -135,6 +135,21 @@ pub struct LoginForm {
     pub password: String,
 }
 
+/// Accepting an invitation to manage shops.
+#[derive(JsonSchema)]
+pub struct InvitationForm {
+    /// The value of the CSRF cookie the form came with.
+    pub csrf: String,
+    /// The code of the invitation link.
+    pub code: String,
+    /// The user's name (blank: unchanged).
+    pub name: Option<String>,
+    /// At least 10 characters.
+    pub password: String,
+    /// The same password again.
+    pub password_confirmation: String,
+}
+
 /// A form that only proves it came from the service's own page (signing out).
 #[derive(JsonSchema)]
 pub struct CsrfForm {

@@ -32,6 +32,7 @@ pub use endpoints::{Introspection, Metadata, routes};
 pub use error::{OAuthCode, OAuthError};
 pub use issue::{TokenAnswer, new_family_id};
 pub use pages::SESSION_COOKIE;
+pub use pages::invitations::{InvitationError, InvitationLookup, Invitations, Pending};
 pub use principal::{Principal, SignedInCustomer, Subject};
 pub use service::{AuthConfig, AuthService, SignInThrottle, StartError};
 pub use sign_in::SignInError;

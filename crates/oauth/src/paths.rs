@@ -23,3 +23,5 @@ pub const CREDENTIALS_TOKENS: &str = "/oauth/credentials/tokens";
 pub const CREDENTIALS_REVOKE_TOKEN: &str = "/oauth/credentials/tokens/revoke";
 /// Registers an app from the credentials page.
 pub const CREDENTIALS_APPS: &str = "/oauth/credentials/apps";
+/// The page where a user invited to manage shops accepts (`?code=` from the mail).
+pub const INVITATIONS: &str = "/oauth/invitations";

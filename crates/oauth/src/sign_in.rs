@@ -39,9 +39,13 @@ impl AuthService {
     ) -> Result<User, SignInError> {
         self.throttled(&user_key(username), ip, || async {
             let user = users::find_by_email(&self.db, username).await?;
+            // A user invited to a shop who has not accepted has no password: refused at
+            // the cost of an unknown user, so that the answer tells nothing of them.
             let verified = password::verify(
                 secret.to_owned(),
-                user.as_ref().map(|u| u.password_hash.clone()),
+                user.as_ref()
+                    .filter(|u| u.has_password())
+                    .map(|u| u.password_hash.clone()),
             )
             .await;
             Ok(user.filter(|_| verified))

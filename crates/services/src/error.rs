@@ -18,6 +18,9 @@ pub enum ServiceError {
     Invalid(FieldErrors),
     /// The caller's expectation of the current version no longer holds.
     PreconditionFailed,
+    /// The actor may see the resource but its role may not do this (a user who does not
+    /// manage the shop, say); says why.
+    Forbidden(&'static str),
     /// The storage refused or failed.
     Storage {
         error: storage::Error,
@@ -69,6 +72,7 @@ impl ServiceError {
             Self::NotFound => Self::NotFound,
             Self::Invalid(fields) => Self::Invalid(fields.clone()),
             Self::PreconditionFailed => Self::PreconditionFailed,
+            Self::Forbidden(why) => Self::Forbidden(why),
             Self::Storage {
                 error,
                 derived,
@@ -100,6 +104,7 @@ impl fmt::Display for ServiceError {
             Self::NotFound => f.write_str("not found"),
             Self::Invalid(fields) => write!(f, "invalid input: {fields}"),
             Self::PreconditionFailed => f.write_str("the precondition failed"),
+            Self::Forbidden(why) => f.write_str(why),
             Self::Storage { error, .. } => write!(f, "storage: {error}"),
             Self::Internal { cause, .. } => f.write_str(cause),
         }

@@ -4,21 +4,24 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, customers, orders, payment_methods, payments, price_lists, product_types,
-    products, shops, variants, webhooks,
+    assets, collections, customers, exchange_rates, orders, payment_methods, payments, price_lists,
+    product_types, products, shipping_tables, shops, variants, webhooks,
 };
 
 pub trait Present:
     assets::Present
     + collections::Present
     + customers::Present
+    + exchange_rates::Present
     + orders::Present
     + payment_methods::Present
     + payments::Present
     + price_lists::Present
     + products::Present
     + product_types::Present
+    + shipping_tables::Present
     + shops::Present
+    + shops::admins::Present
     + variants::Present
     + webhooks::Present
     + Send
@@ -30,13 +33,18 @@ impl<T> Present for T where
     T: assets::Present
         + collections::Present
         + customers::Present
+        + exchange_rates::Present
+        + exchange_rates::Present
         + orders::Present
         + payment_methods::Present
         + payments::Present
         + price_lists::Present
         + products::Present
         + product_types::Present
+        + shipping_tables::Present
+        + shipping_tables::Present
         + shops::Present
+        + shops::admins::Present
         + variants::Present
         + webhooks::Present
         + Send

@@ -27,7 +27,10 @@ pub fn answer(index: UniqueIndex) -> Taken {
         U::ShopsSubdomain => Field("subdomain"),
         U::ProductTypesName => Field("name"),
         U::CustomersEmail => Field("email"),
+        // Two invitations of one user at once: the request names the user by email.
+        U::ShopAdminsUser => Field("email"),
         U::VariantsSku => Field("sku"),
+        U::ExchangeRatesCurrency => Field("to_currency"),
         // Tiers are written as an upsert, so only a race can reach the index, and the
         // request may name several items.
         U::PriceListItemsTier => Conflict,
@@ -47,6 +50,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::CustomerTags
         | U::CustomerSpending
         | U::CustomerPasswordResets
+        | U::ShopAdminInvitations
         | U::ProductWords
         | U::AccountVersions
         | U::ProductAssetData

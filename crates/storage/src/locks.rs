@@ -20,7 +20,10 @@
 //!    one row makes the two kinds of writes take turns, while writes to different products
 //!    go on side by side (shared locks do not conflict, and foreign-key checks on the
 //!    seller conflict with neither).
-//! 3. **shops**: a shop's settings, its order-code counter.
+//! 3. **shops**: a shop's settings, its order-code counter, its roster of admins (every
+//!    roster write holds the shop `FOR NO KEY UPDATE` before it reads the roster, so two
+//!    writes cannot both count the other owner; an invitation's codes are taken before
+//!    the rows they accept, by accepting and withdrawing alike).
 //! 4. **manual collections**: `FOR UPDATE` by writes to the collection (its members and
 //!    their order, the collection itself); `FOR NO KEY UPDATE` by product writes that change
 //!    its members (deleting a member, changing a product's `collection_ids`). Smart

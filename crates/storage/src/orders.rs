@@ -56,6 +56,8 @@ pub struct Order {
     /// Approved charges, and refunds given back or owed (`storage::payments` keeps them).
     pub paid_total: i64,
     pub refunded_total: i64,
+    #[sqlx(flatten)]
+    pub basis: PricingBasis,
     pub created_on: Timestamp,
     pub updated_on: Timestamp,
     pub placed_on: Option<Timestamp>,
@@ -69,7 +71,8 @@ macro_rules! columns {
         "id, account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, phone_number, \
          shipping_address, billing_address, note, net_total, discount_total, shipping_total, tax_total, total, \
          tracking_code, courier_name, tracking_url, app_id, contact_id, payment_method_id, payment_method_type, \
-         payment_method_name, paid_total, refunded_total, created_on, updated_on, placed_on, closed_on, \
+         payment_method_name, paid_total, refunded_total, shipping_table_id, shipping_description, \
+         weight_in_grams, base_currency_code, exchange_rate, created_on, updated_on, placed_on, closed_on, \
          shipped_on, cancelled_on"
     };
 }
@@ -98,6 +101,19 @@ pub struct PaymentChoice {
     pub id: i64,
     pub method_type: MethodType,
     pub name: String,
+}
+
+/// What an order was priced with beyond its lines: the shipping table it ships by (its
+/// name copied: the table may change or go), its parcel's weight, and, for an order in
+/// another currency than its shop's, the shop's currency and the rate (millionths) its
+/// prices were converted with.
+#[derive(Clone, Debug, Default, PartialEq, Eq, sqlx::FromRow)]
+pub struct PricingBasis {
+    pub shipping_table_id: Option<i64>,
+    pub shipping_description: Option<String>,
+    pub weight_in_grams: i64,
+    pub base_currency_code: Option<String>,
+    pub exchange_rate: Option<i64>,
 }
 
 /// Tracking of a shipped order.
@@ -163,6 +179,13 @@ impl Order {
         self.total = totals.total;
     }
 
+    /// Sets what the order costs, in which currency, and what it was priced with.
+    pub fn set_pricing(&mut self, currency_code: String, basis: PricingBasis, totals: Totals) {
+        self.currency_code = currency_code;
+        self.basis = basis;
+        self.set_totals(totals);
+    }
+
     /// Moves the order to `status`, noting when it first got there.
     pub fn enter(&mut self, status: OrderStatus, now: Timestamp) {
         self.status = status;
@@ -214,6 +237,7 @@ pub struct NewOrder<'a> {
     pub code: i64,
     pub currency_code: &'a str,
     pub details: &'a OrderDetails,
+    pub basis: &'a PricingBasis,
     pub totals: Totals,
     pub app_id: Option<i64>,
 }
@@ -230,6 +254,8 @@ pub struct OrderFilter {
     /// Orders naming a payment method of these types, or these methods.
     pub payment_method_types: Option<Vec<MethodType>>,
     pub payment_method_ids: Option<Vec<i64>>,
+    /// Orders with a line of one of these products.
+    pub product_ids: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
     pub net_total: (Option<i64>, Option<i64>),
     pub shipping_total: (Option<i64>, Option<i64>),
@@ -261,7 +287,8 @@ pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i
         .set("code", new.code)
         .set("status", OrderStatus::Checkout.as_str())
         .set("currency_code", new.currency_code);
-    with_totals(with_details(columns, new.details), new.totals)
+    let columns = with_totals(with_details(columns, new.details), new.totals);
+    with_basis(columns, new.basis)
         .set("app_id", new.app_id)
         .set("created_on", now)
         .set("updated_on", now)
@@ -303,6 +330,16 @@ fn with_details(columns: Columns, details: &OrderDetails) -> Columns {
         )
 }
 
+/// The columns of what the order was priced with.
+fn with_basis(columns: Columns, basis: &PricingBasis) -> Columns {
+    columns
+        .set("shipping_table_id", basis.shipping_table_id)
+        .set("shipping_description", &basis.shipping_description)
+        .set("weight_in_grams", basis.weight_in_grams)
+        .set("base_currency_code", &basis.base_currency_code)
+        .set("exchange_rate", basis.exchange_rate)
+}
+
 /// The columns of the order's amounts.
 fn with_totals(columns: Columns, totals: Totals) -> Columns {
     columns
@@ -315,8 +352,11 @@ fn with_totals(columns: Columns, totals: Totals) -> Columns {
 
 /// Writes every changeable column of `order` (locked by the caller), with `updated_on`.
 pub async fn save(tx: &mut Tx, order: &Order, now: Timestamp) -> Result<()> {
-    let columns = Columns::new().set("status", order.status.as_str());
-    with_totals(with_details(columns, &order.details()), order.totals())
+    let columns = Columns::new()
+        .set("status", order.status.as_str())
+        .set("currency_code", &order.currency_code);
+    let columns = with_totals(with_details(columns, &order.details()), order.totals());
+    with_basis(columns, &order.basis)
         .set("tracking_code", &order.tracking_code)
         .set("courier_name", &order.courier_name)
         .set("tracking_url", &order.tracking_url)
@@ -423,6 +463,14 @@ pub async fn list(
     if let Some(ids) = &filter.payment_method_ids {
         f.any_of("payment_method_id", ids.iter().copied().map(Arg::Int));
     }
+    if let Some(ids) = &filter.product_ids {
+        f.condition(|p| {
+            let ids = p.bind_all(ids.iter().copied().map(Arg::Int));
+            format!(
+                "EXISTS (SELECT 1 FROM order_lines l WHERE l.order_id = orders.id AND l.product_id IN ({ids}))"
+            )
+        });
+    }
     for word in filter.words.iter().flatten() {
         f.condition(|p| matching_word(p, word));
     }
@@ -475,6 +523,7 @@ pub struct Sellable {
     pub price: i64,
     pub price_comparison: Option<i64>,
     pub currency_code: String,
+    pub weight_in_grams: Option<i64>,
     pub in_shop: bool,
 }
 
@@ -494,7 +543,7 @@ pub async fn sellable<'a>(
     // not silently left out.
     let sql = format!(
         "SELECT v.id AS variant_id, v.product_id, p.title, v.title AS variant_title, v.sku, v.price, \
-         v.price_comparison, p.currency_code, CASE WHEN p.all_shops = TRUE OR EXISTS (SELECT 1 FROM \
+         v.price_comparison, p.currency_code, v.weight_in_grams, CASE WHEN p.all_shops = TRUE OR EXISTS (SELECT 1 FROM \
          product_shops ps WHERE ps.product_id = p.id AND ps.shop_id = {shop}) THEN TRUE ELSE FALSE END AS in_shop \
          FROM variants v JOIN products p ON p.id = v.product_id WHERE v.seller_id = {seller} AND v.id IN ({ids}) \
          ORDER BY v.id"

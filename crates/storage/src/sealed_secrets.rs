@@ -545,6 +545,7 @@ mod tests {
         "authorization_codes.digest",
         "web_sessions.digest",
         "customer_password_resets.digest",
+        "shop_admin_invitations.digest",
         "idempotency_keys.key_digest",
         "idempotency_keys.fingerprint",
         "product_asset_data.data",

@@ -124,6 +124,12 @@ pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Opt
     tenant_rows::find_for_update(tx, "shops", columns!(), tenant, id).await
 }
 
+/// Reads a shop and holds it (level 3) against its settings' and roster's other writers,
+/// without holding back writes that only refer to it (an order's foreign key).
+pub async fn find_for_roster(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Shop>> {
+    tenant_rows::find_locked(tx, "shops", columns!(), tenant, id, " FOR NO KEY UPDATE").await
+}
+
 pub async fn list(
     db: &Database,
     tenant: Tenant,

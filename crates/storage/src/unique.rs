@@ -91,6 +91,11 @@ unique_indexes! {
     /// One refund per charge: refunds are written once under the order's lock, so only
     /// a bug reaches it.
     PaymentsCharge = "payments_charge_key" on payments (charge_id);
+    /// One rate per shop and pair of currencies.
+    ExchangeRatesCurrency = "exchange_rates_currency_key" on exchange_rates (shop_id, from_currency, to_currency);
+    /// A user is on a shop's roster once.
+    ShopAdminsUser = "shop_admins_user_key" on shop_admins (shop_id, user_id);
+    ShopAdminInvitations = "shop_admin_invitations_pkey" on shop_admin_invitations (digest);
     /// One lease per singleton job (taken with an upsert, so only a race reaches it).
     Leases = "leases_pkey" on leases (name);
 }

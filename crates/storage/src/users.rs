@@ -3,7 +3,7 @@
 
 use domain::{Role, Timestamp};
 
-use crate::db::{Database, Exec, Tx};
+use crate::db::{Exec, Tx};
 use crate::error::Result;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -18,6 +18,17 @@ pub struct User {
     pub last_logged_on: Option<Timestamp>,
     pub created_on: Timestamp,
     pub updated_on: Timestamp,
+}
+
+/// The password hash of a user who has none yet (invited to a shop, not yet accepted):
+/// no password verifies against it, and sign-ins treat it as an unknown user's.
+pub const NO_PASSWORD: &str = "";
+
+impl User {
+    /// Whether the user has set a password (an invited user has not).
+    pub fn has_password(&self) -> bool {
+        self.password_hash != NO_PASSWORD
+    }
 }
 
 macro_rules! columns {
@@ -60,8 +71,8 @@ pub async fn insert(tx: &mut Tx, user: &NewUser<'_>, now: Timestamp) -> Result<U
     .map_err(Into::into)
 }
 
-pub async fn find(db: &Database, id: i64) -> Result<Option<User>> {
-    with_conn!(Exec::Db(db), |c| {
+pub async fn find<'a>(exec: impl Into<Exec<'a>>, id: i64) -> Result<Option<User>> {
+    with_conn!(exec.into(), |c| {
         sqlx::query_as::<_, User>(concat!("SELECT ", columns!(), " FROM users WHERE id = $1"))
             .bind(id)
             .fetch_optional(c)
@@ -70,8 +81,8 @@ pub async fn find(db: &Database, id: i64) -> Result<Option<User>> {
     .map_err(Into::into)
 }
 
-pub async fn find_by_email(db: &Database, email: &str) -> Result<Option<User>> {
-    with_conn!(Exec::Db(db), |c| {
+pub async fn find_by_email<'a>(exec: impl Into<Exec<'a>>, email: &str) -> Result<Option<User>> {
+    with_conn!(exec.into(), |c| {
         sqlx::query_as::<_, User>(concat!(
             "SELECT ",
             columns!(),
@@ -94,4 +105,29 @@ pub async fn record_login(tx: &mut Tx, user_id: i64, now: Timestamp) -> Result<(
             .map(|done| done.rows_affected())
     })?;
     Ok(())
+}
+
+/// Sets the password of a user who had none (an invitation accepted), and their name when
+/// one is given; answers the user.
+pub async fn set_password(
+    tx: &mut Tx,
+    id: i64,
+    password_hash: &str,
+    name: Option<&str>,
+    now: Timestamp,
+) -> Result<User> {
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, User>(concat!(
+            "UPDATE users SET password_hash = $2, name = COALESCE($3, name), updated_on = $4 \
+             WHERE id = $1 RETURNING ",
+            columns!()
+        ))
+        .bind(id)
+        .bind(password_hash)
+        .bind(name)
+        .bind(now.as_micros())
+        .fetch_one(c)
+        .await
+    })
+    .map_err(Into::into)
 }

@@ -79,6 +79,9 @@ macro_rules! areas {
 areas!(
     sellers,
     shops,
+    shipping_tables,
+    exchange_rates,
+    shop_admins,
     products,
     variants,
     assets,

@@ -482,6 +482,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::NotFound => Self::not_found(),
             ServiceError::Invalid(fields) => Self::validation(fields),
             ServiceError::PreconditionFailed => Self::precondition_failed(),
+            ServiceError::Forbidden(why) => Self::new(ErrorCode::RoleForbidden, why),
             ServiceError::Storage { error, derived, .. } => {
                 let answer = Self::from(error);
                 match derived {

@@ -61,7 +61,8 @@ error_codes! {
     CustomerTokenRequired = "customer_token_required", FORBIDDEN;
     /// Developer credentials are managed with a user's token only.
     UserTokenRequired = "user_token_required", FORBIDDEN;
-    /// The user's role may not do this (register apps).
+    /// The user's role may not do this: register apps, or manage a shop (its settings and
+    /// admins) they are not an owner or admin of.
     RoleForbidden = "role_forbidden", FORBIDDEN;
     NotFound = "not_found", NOT_FOUND;
     MethodNotAllowed = "method_not_allowed", METHOD_NOT_ALLOWED;

@@ -41,6 +41,7 @@ pub static ORDER_LIST: ListSpec = ListSpec {
         "shop_ids",
         "code",
         "contact_id",
+        "product_id",
         "payment_method",
         "payment_method_id",
         "total.gte",
@@ -168,6 +169,7 @@ fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
         statuses,
         shop_ids: params.id_list("shop_ids", errors),
         contact_ids: params.id_list("contact_id", errors),
+        product_ids: params.id_list("product_id", errors),
         codes: params
             .list("code")
             .map(|codes| codes.iter().filter_map(|c| c.parse().ok()).collect()),

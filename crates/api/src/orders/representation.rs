@@ -1,6 +1,7 @@
 //! How an order looks to a client: its fields, its lines embedded, and the moves its status
 //! and the token allow as links.
 
+use domain::exchange::ExchangeRate;
 use domain::order::{Address, OrderStatus, Transition};
 use domain::{Scope, ScopeSet, Timestamp};
 use hal::{Link, RelDef, Resource};
@@ -48,6 +49,15 @@ pub struct OrderFields<'a> {
     refunded_total: i64,
     /// What the buyer still owes: total less what was paid and kept (0 once cancelled).
     outstanding: i64,
+    /// The shop's shipping table that priced the shipping (null: set by hand).
+    shipping_table_id: Option<i64>,
+    /// The shipping table's name when it priced the order.
+    shipping_description: Option<&'a str>,
+    /// The weight of the order's lines, which weight-priced shipping uses.
+    weight_in_grams: i64,
+    /// For an order in another currency than its shop's: the rate its prices were
+    /// converted with (null for an order in the shop's currency).
+    exchange_rate: Option<ExchangeRateUsed<'a>>,
     created_on: Timestamp,
     updated_on: Timestamp,
     placed_on: Option<Timestamp>,
@@ -61,6 +71,16 @@ struct PaymentInfo<'a> {
     name: &'a str,
     #[serde(rename = "type")]
     method_type: &'a str,
+}
+
+/// The rate an order was priced with: one unit of `from_currency` (its shop's) bought
+/// `rate` units of `to_currency` (the order's).
+#[derive(Serialize, JsonSchema)]
+pub struct ExchangeRateUsed<'a> {
+    from_currency: &'a str,
+    to_currency: &'a str,
+    /// A decimal string ("950.25").
+    rate: String,
 }
 
 #[derive(Serialize)]
@@ -150,6 +170,10 @@ fn order_at(
         paid_total: order.paid_total,
         refunded_total: order.refunded_total,
         outstanding: services::payments::balance_of(order).outstanding(),
+        shipping_table_id: order.basis.shipping_table_id,
+        shipping_description: order.basis.shipping_description.as_deref(),
+        weight_in_grams: order.basis.weight_in_grams,
+        exchange_rate: exchange_rate_used(order),
         created_on: order.created_on,
         updated_on: order.updated_on,
         placed_on: order.placed_on,
@@ -207,6 +231,18 @@ fn order_at(
 
 fn fields_outstanding(order: &Order) -> i64 {
     services::payments::balance_of(order).outstanding()
+}
+
+fn exchange_rate_used(order: &Order) -> Option<ExchangeRateUsed<'_>> {
+    let basis = &order.basis;
+    let rate = basis
+        .exchange_rate
+        .and_then(ExchangeRate::from_millionths)?;
+    Some(ExchangeRateUsed {
+        from_currency: basis.base_currency_code.as_deref()?,
+        to_currency: &order.currency_code,
+        rate: rate.to_string(),
+    })
 }
 
 fn line_resource(line: &OrderLine) -> Resource {

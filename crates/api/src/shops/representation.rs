@@ -50,6 +50,8 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
         created_on: shop.created_on,
         updated_on: shop.updated_on,
     };
+    let read_settings = viewer.contains(Scope::ShopsRead);
+    let write_settings = viewer.contains(Scope::ShopsWrite);
     Resource::new(["shop"])
         .with_properties(&fields)
         .link("self", Link::get(urls.shop(shop.id)))
@@ -57,6 +59,16 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             viewer.contains(Scope::ShopsWrite),
             &rels::SHOPS_UPDATE,
             || urls.shop(shop.id),
+        )
+        .rel_if(
+            viewer.contains(Scope::ShopsRead),
+            &rels::SHOPS_ADMINS,
+            || urls.shop_admins(shop.id),
+        )
+        .rel_if(
+            viewer.contains(Scope::ShopsWrite),
+            &rels::SHOPS_CREATE_ADMIN,
+            || urls.shop_new_admin(shop.id),
         )
         .rel_if(
             viewer.contains(Scope::SellersRead),
@@ -93,16 +105,24 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
             &rels::ORDERS_CREATE_ORDER,
             || urls.shop_orders(shop.id),
         )
-        .rel_if(
-            viewer.contains(Scope::ShopsRead),
-            &rels::SHOPS_PAYMENT_METHODS,
-            || urls.payment_methods_of_shop(shop.id),
-        )
-        .rel_if(
-            viewer.contains(Scope::ShopsWrite),
-            &rels::SHOPS_CREATE_PAYMENT_METHOD,
-            || urls.shop_payment_methods(shop.id),
-        )
+        .rel_if(read_settings, &rels::SHOPS_SHIPPING_TABLES, || {
+            urls.shipping_tables(shop.id)
+        })
+        .rel_if(write_settings, &rels::SHOPS_CREATE_SHIPPING_TABLE, || {
+            urls.new_shipping_table(shop.id)
+        })
+        .rel_if(read_settings, &rels::SHOPS_EXCHANGE_RATES, || {
+            urls.exchange_rates(shop.id)
+        })
+        .rel_if(write_settings, &rels::SHOPS_CREATE_EXCHANGE_RATE, || {
+            urls.new_exchange_rate(shop.id)
+        })
+        .rel_if(read_settings, &rels::SHOPS_PAYMENT_METHODS, || {
+            urls.payment_methods_of_shop(shop.id)
+        })
+        .rel_if(write_settings, &rels::SHOPS_CREATE_PAYMENT_METHOD, || {
+            urls.shop_payment_methods(shop.id)
+        })
 }
 
 impl services::shops::Present for Presenter {

@@ -17,11 +17,13 @@ use axum::routing::{get, post};
 pub use introspect::Introspection;
 pub use metadata::Metadata;
 
+use crate::pages::invitations::{InvitationPages, Invitations};
 use crate::service::AuthService;
 use crate::{control, pages, paths};
 
-/// The endpoints and the pages, each behind the guard that answers in its own format.
-pub fn routes(auth: Arc<AuthService>) -> Router {
+/// The endpoints and the pages, each behind the guard that answers in its own format;
+/// `invitations` are the operations behind the invitation page.
+pub fn routes(auth: Arc<AuthService>, invitations: Arc<dyn Invitations>) -> Router {
     let endpoints = Router::new()
         .route(paths::TOKEN, post(token::token))
         .route(paths::REVOKE, post(revoke::revoke))
@@ -52,5 +54,18 @@ pub fn routes(auth: Arc<AuthService>) -> Router {
             post(pages::credentials::register_app),
         )
         .layer(from_fn(pages::guard));
-    endpoints.merge(pages).with_state(auth)
+    let invitation_pages = Router::new()
+        .route(
+            paths::INVITATIONS,
+            get(pages::invitations::show).post(pages::invitations::accept),
+        )
+        .layer(from_fn(pages::guard))
+        .with_state(InvitationPages {
+            auth: auth.clone(),
+            invitations,
+        });
+    endpoints
+        .merge(pages)
+        .with_state(auth)
+        .merge(invitation_pages)
 }

@@ -1,5 +1,6 @@
-//! The authorization service's pages: sign-in, consent at the authorization endpoint, and
-//! the developer credentials page. Server-rendered HTML, no scripts.
+//! The authorization service's pages: sign-in, consent at the authorization endpoint, the
+//! developer credentials page, and the page where an invited shop admin accepts.
+//! Server-rendered HTML, no scripts.
 
 use axum::extract::Request;
 use axum::http::StatusCode;
@@ -13,6 +14,7 @@ use html::error_page;
 pub mod authorize;
 pub mod credentials;
 pub(crate) mod html;
+pub mod invitations;
 pub mod login;
 mod session;
 

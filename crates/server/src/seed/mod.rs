@@ -1,7 +1,7 @@
-//! Demo data: an account with an owner, a seller with a hosted and a headless shop, and a
-//! trusted first-party app allowed every grant and scope (the credentials scopes named, as
-//! `admin` does not imply them). Names carry a random suffix so that seeding twice gives
-//! two independent accounts.
+//! Demo data: an account with an owner (who owns both shops), a seller with a hosted and a
+//! headless shop, and a trusted first-party app allowed every grant and scope (the
+//! credentials scopes named, as `admin` does not imply them). Names carry a random suffix
+//! so that seeding twice gives two independent accounts.
 
 use domain::shop::Storefront;
 use domain::{Clock, Role, ScopeSet};
@@ -11,7 +11,7 @@ use oauth::secret_box::SecretBox;
 use oauth::secrets::random_token;
 use serde::Serialize;
 use storage::shops::ShopSettings;
-use storage::{Database, accounts, sellers, shops};
+use storage::{Database, accounts, sellers, shop_admins, shops};
 
 use crate::accounts::{NewUserRequest, create_app, create_user};
 
@@ -117,6 +117,12 @@ pub async fn demo(
         },
     )
     .await?;
+    // The owner owns the shops, as if they had opened them.
+    let mut tx = db.begin().await?;
+    for shop in &demo_shops {
+        shop_admins::add_account_owners(&mut tx, shop.id, clock.now()).await?;
+    }
+    tx.commit().await?;
     let app = create_app(
         db,
         secret_box,

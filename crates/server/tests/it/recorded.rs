@@ -141,6 +141,22 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
         S::OK,
     )
     .await;
+    // The shop's admins: the owner, and a new address invited, its role changed, removed.
+    let admins = format!("/v2/shops/{shop}/admins");
+    r.get(&admins).await;
+    let clerk = r
+        .send(
+            M::POST,
+            &admins,
+            Some(json!({"email": "clerk@example.com", "role": "staff", "name": "Clerk"})),
+            S::CREATED,
+        )
+        .await;
+    let clerk_path = format!("{admins}/{}", clerk["id"]);
+    r.send(M::PUT, &clerk_path, Some(json!({"role": "admin"})), S::OK)
+        .await;
+    r.get(&format!("{admins}?status=invited")).await;
+    r.send(M::DELETE, &clerk_path, None, S::OK).await;
 
     // The catalog: a type, products with variants, stock, a collection.
     let kind = r

@@ -55,6 +55,11 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         FLAG,
     ),
     (
+        Some("column shipping_tables.enabled: int not null default 1"),
+        Some("column shipping_tables.enabled: bool not null default 1"),
+        FLAG,
+    ),
+    (
         Some("column products.all_shops: int not null"),
         Some("column products.all_shops: bool not null"),
         FLAG,

@@ -58,11 +58,38 @@ pub struct NewOrder {
     billing_address: Option<Address>,
     #[serde(default)]
     note: Option<String>,
+    /// An enabled shipping table of the shop, which prices the shipping.
+    #[serde(default)]
+    shipping_table_id: Option<i64>,
+    /// Shipping set by hand, in the order's currency (without a shipping table).
     #[serde(default)]
     shipping_total: Option<i64>,
     /// An enabled payment method of the shop; the order keeps a copy of its type and name.
     #[serde(default)]
     payment_method_id: Option<i64>,
+    /// The currency the order is priced in (default: the shop's); another one needs the
+    /// shop's exchange rate to it.
+    #[serde(default)]
+    currency_code: Option<String>,
+}
+
+/// How an order's shipping is priced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShippingChoice {
+    /// By the shop's shipping table with this id.
+    Table(i64),
+    /// This amount, set by hand, in the order's currency.
+    Custom(i64),
+}
+
+impl ShippingChoice {
+    /// How `order` is priced now.
+    pub fn of(order: &Order) -> Self {
+        order
+            .basis
+            .shipping_table_id
+            .map_or(Self::Custom(order.shipping_total), Self::Table)
+    }
 }
 
 /// A checked request, before the checks that need the database.
@@ -71,17 +98,35 @@ pub struct OrderDraft {
     pub details: OrderDetails,
     /// Whom the order is linked to.
     pub contact: ContactLink,
-    pub shipping_total: i64,
+    pub shipping: ShippingChoice,
+    /// `None`: the shop's currency.
+    pub currency_code: Option<String>,
     /// `None`: the lines stay as they are.
     pub lines: Option<Vec<WantedLine>>,
     /// The payment method the order is to name.
     pub payment_method: MethodPick,
+    /// Whether something the order's prices depend on changes.
+    pub reprice: bool,
 }
 
 impl NewOrder {
     pub fn validate(self, errors: &mut FieldErrors) -> OrderDraft {
-        let shipping_total = self.shipping_total.unwrap_or(0);
-        errors.check("shipping_total", amount(shipping_total));
+        let shipping = match (self.shipping_table_id, self.shipping_total) {
+            (Some(id), given) => {
+                if given.is_some() {
+                    errors.add("shipping_total", SET_BY_TABLE);
+                }
+                ShippingChoice::Table(id)
+            }
+            (None, amount_given) => {
+                let shipping_total = amount_given.unwrap_or(0);
+                errors.check("shipping_total", amount(shipping_total));
+                ShippingChoice::Custom(shipping_total)
+            }
+        };
+        let currency_code = self
+            .currency_code
+            .inspect(|code| errors.check("currency_code", validation::currency_code(code)));
         let details = OrderDetails {
             contact_id: None,
             email: contact_text("email", self.email, errors),
@@ -97,14 +142,18 @@ impl NewOrder {
             contact: self
                 .contact_id
                 .map_or(ContactLink::ByEmail, ContactLink::Id),
-            shipping_total,
+            shipping,
+            currency_code,
             lines: Some(lines(self.lines, errors)),
             payment_method: self
                 .payment_method_id
                 .map_or(MethodPick::Clear, MethodPick::Id),
+            reprice: true,
         }
     }
 }
+
+const SET_BY_TABLE: &str = "is set by the order's shipping table: give one or the other";
 
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct OrderChanges {
@@ -127,8 +176,17 @@ pub struct OrderChanges {
     billing_address: Patch<Address>,
     #[serde(default)]
     note: Patch<String>,
+    /// In checkout: an enabled shipping table of the shop, or null for shipping set by
+    /// hand.
+    #[serde(default)]
+    shipping_table_id: Patch<i64>,
+    /// In checkout, without a shipping table: shipping set by hand, in the order's
+    /// currency.
     #[serde(default)]
     shipping_total: Patch<i64>,
+    /// In checkout: the currency the order is priced in, or null for the shop's.
+    #[serde(default)]
+    currency_code: Patch<String>,
     #[serde(default)]
     status: Patch<Value>,
     /// In checkout: an enabled payment method of the shop, or null for none.
@@ -152,6 +210,8 @@ impl OrderChanges {
                 ("shipping_address", !self.shipping_address.is_absent()),
                 ("billing_address", !self.billing_address.is_absent()),
                 ("shipping_total", !self.shipping_total.is_absent()),
+                ("shipping_table_id", !self.shipping_table_id.is_absent()),
+                ("currency_code", !self.currency_code.is_absent()),
                 ("contact_id", !self.contact_id.is_absent()),
                 ("payment_method_id", !self.payment_method_id.is_absent()),
             ] {
@@ -177,6 +237,16 @@ impl OrderChanges {
             (Patch::Absent, Patch::Absent) => ContactLink::Keep,
             (Patch::Absent, _) => ContactLink::ByEmail,
         };
+        let editable = order.status.is_editable();
+        let reprice = editable
+            && [
+                self.lines.is_absent(),
+                self.shipping_table_id.is_absent(),
+                self.shipping_total.is_absent(),
+                self.currency_code.is_absent(),
+                self.shipping_address.is_absent(),
+            ]
+            .contains(&false);
         let mut details = order.details();
         let mut contact_field =
             |field: &str, patch: Patch<String>, slot: &mut Option<String>| match patch {
@@ -212,13 +282,34 @@ impl OrderChanges {
             Patch::Value(n) => details.note = note(Some(n), errors),
         }
         // What only checkout may change was refused above in other statuses.
-        let editable = order.status.is_editable();
-        let shipping_total = match self.shipping_total {
-            Patch::Value(s) if editable => {
-                errors.check("shipping_total", amount(s));
-                s
+        let shipping = match (self.shipping_table_id, self.shipping_total) {
+            _ if !editable => ShippingChoice::of(order),
+            (Patch::Value(id), given) => {
+                if !given.is_absent() {
+                    errors.add("shipping_total", SET_BY_TABLE);
+                }
+                ShippingChoice::Table(id)
             }
-            _ => order.shipping_total,
+            (table, Patch::Value(s)) => {
+                if table.is_absent() && order.basis.shipping_table_id.is_some() {
+                    errors.add(
+                        "shipping_total",
+                        "is set by the order's shipping table (set shipping_table_id to null to set it by hand)",
+                    );
+                }
+                errors.check("shipping_total", amount(s));
+                ShippingChoice::Custom(s)
+            }
+            (Patch::Null, _) => ShippingChoice::Custom(0),
+            (Patch::Absent, _) => ShippingChoice::of(order),
+        };
+        let currency_code = match self.currency_code {
+            Patch::Value(code) if editable => {
+                errors.check("currency_code", validation::currency_code(&code));
+                Some(code)
+            }
+            Patch::Null if editable => None,
+            _ => Some(order.currency_code.clone()),
         };
         let lines = match self.lines {
             Patch::Value(given) if editable => Some(lines(given, errors)),
@@ -233,9 +324,11 @@ impl OrderChanges {
         OrderDraft {
             details,
             contact,
-            shipping_total,
+            shipping,
+            currency_code,
             lines,
             payment_method,
+            reprice,
         }
     }
 }

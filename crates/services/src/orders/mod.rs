@@ -16,8 +16,10 @@ use storage::secret_box::SecretBox;
 use storage::shops::{self, Shop};
 use storage::{ScopedExt, Tx, tenant_rows};
 
-use self::input::{NewOrder, OrderChanges, OrderDraft, ShipInput, TrackingInput, WantedLine};
-use self::pricing::{order_totals, priced_lines};
+use self::input::{
+    NewOrder, OrderChanges, OrderDraft, ShipInput, ShippingChoice, TrackingInput, WantedLine,
+};
+use self::pricing::{Priced, Terms, price};
 use crate::customers::{self, ContactOf};
 use crate::events::Change;
 use crate::payment_methods;
@@ -60,10 +62,8 @@ pub async fn create(
                     payment_methods::chosen(tx, op, &shop, draft.payment_method, None, &mut errors)
                         .await?;
                 let wanted = draft.lines.as_deref().unwrap_or_default();
-                let mut lines =
-                    priced_lines(tx, &shop, wanted, details.contact_id, op.now, &mut errors)
-                        .await?;
-                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
+                let terms = terms_of(draft, &details);
+                let priced = price(tx, &shop, wanted, terms, op.now, &mut errors).await?;
                 errors.into_result()?;
 
                 let code = stored::next_code(tx, shop.id).await?;
@@ -72,13 +72,14 @@ pub async fn create(
                     seller_id: shop.seller_id,
                     shop_id: shop.id,
                     code,
-                    currency_code: &shop.currency_code,
+                    currency_code: &priced.currency_code,
                     details: &details,
-                    totals,
+                    basis: &priced.basis,
+                    totals: priced.totals,
                     app_id: actor.app_id(),
                 };
                 let id = stored::insert(tx, &new, op.now).await?;
-                stored::write_lines(tx, id, &lines).await?;
+                stored::write_lines(tx, id, &priced.lines).await?;
                 let written = reload(tx, op, id).await?;
                 let shown = record(tx, op, topic::ORDERS_CREATED_CHECKOUT, &shop, &written).await?;
                 Ok(Shown::new(written, shown))
@@ -119,35 +120,25 @@ pub async fn update(
                     &mut errors,
                 )
                 .await?;
-                // Prices depend on the buyer: a cart that changes hands is priced again
-                // (unless a line's variant has gone since, which it cannot be again).
+                // Prices depend on the buyer: a cart that changes hands is priced again, as is
+                // one whose lines, shipping, address or currency change.
                 let contact = details.contact_id;
-                let wanted = match &draft.lines {
-                    Some(wanted) => Some(wanted.clone()),
-                    None if contact != current.order.contact_id => current
-                        .lines
-                        .iter()
-                        .map(|l| {
-                            l.sold.variant_id.map(|variant_id| WantedLine {
-                                variant_id,
-                                quantity: l.sold.quantity,
-                            })
-                        })
-                        .collect(),
-                    None => None,
+                let priced = if draft.reprice || contact != current.order.contact_id {
+                    let wanted = match &draft.lines {
+                        Some(wanted) => wanted.clone(),
+                        None => wanted_of(&current.lines, &mut errors),
+                    };
+                    let terms = terms_of(&draft, &details);
+                    price(tx, &shop, &wanted, terms, op.now, &mut errors).await?
+                } else {
+                    kept(&current)
                 };
-                let mut lines = match &wanted {
-                    Some(wanted) => {
-                        priced_lines(tx, &shop, wanted, contact, op.now, &mut errors).await?
-                    }
-                    None => before.clone(),
-                };
-                let totals = order_totals(&mut lines, draft.shipping_total, &mut errors);
                 errors.into_result()?;
 
                 let mut order = current.order.clone();
                 order.set_details(details);
-                order.set_totals(totals);
+                let lines = priced.lines;
+                order.set_pricing(priced.currency_code, priced.basis, priced.totals);
                 if order == current.order && lines == before {
                     let shown = show(op, &current);
                     return Ok(Shown::new(current, shown));
@@ -216,6 +207,10 @@ pub(crate) async fn apply_move(
             return Err(errors.into());
         }
     };
+    let mut current = current;
+    if transition == Transition::Place {
+        price_to_place(tx, op, &mut current, &mut errors).await?;
+    }
     errors.into_result()?;
     if effect != StockEffect::None {
         stock::move_stock(tx, op, &current.order, &current.lines, effect).await?;
@@ -370,6 +365,82 @@ pub async fn delete(
             .scoped()
         })
         .await
+}
+
+/// Prices an order being placed one last time: it costs what the catalog, its shipping
+/// table and the exchange rate say as it is placed. Problems go to `errors`, and then
+/// nothing is written.
+async fn price_to_place(
+    tx: &mut Tx,
+    op: Op<'_>,
+    current: &mut FullOrder,
+    errors: &mut FieldErrors,
+) -> ServiceResult<()> {
+    let shop = shop_of(tx, op, &current.order).await?;
+    let order = &current.order;
+    let terms = Terms {
+        contact_id: order.contact_id,
+        currency_code: Some(&order.currency_code),
+        shipping: ShippingChoice::of(order),
+        shipping_address: order.shipping_address.0.as_ref(),
+    };
+    let wanted = wanted_of(&current.lines, errors);
+    let priced = price(tx, &shop, &wanted, terms, op.now, errors).await?;
+    if !errors.is_empty() {
+        return Ok(());
+    }
+    if !priced
+        .lines
+        .iter()
+        .eq(current.lines.iter().map(|l| &l.sold))
+    {
+        stored::write_lines(tx, order.id, &priced.lines).await?;
+        current.lines = stored::lines_of(&mut *tx, &[order.id]).await?;
+    }
+    current
+        .order
+        .set_pricing(priced.currency_code, priced.basis, priced.totals);
+    Ok(())
+}
+
+/// What the draft prices the order with.
+fn terms_of<'a>(draft: &'a OrderDraft, details: &'a storage::orders::OrderDetails) -> Terms<'a> {
+    Terms {
+        contact_id: details.contact_id,
+        currency_code: draft.currency_code.as_deref(),
+        shipping: draft.shipping,
+        shipping_address: details.shipping_address.as_ref(),
+    }
+}
+
+/// The lines an order has, as lines to price again; a line whose variant has gone since
+/// cannot be, and goes to `errors`.
+fn wanted_of(lines: &[OrderLine], errors: &mut FieldErrors) -> Vec<WantedLine> {
+    let mut wanted = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        match line.sold.variant_id {
+            Some(variant_id) => wanted.push(WantedLine {
+                variant_id,
+                quantity: line.sold.quantity,
+            }),
+            None => errors.add(
+                format!("lines[{i}].variant_id"),
+                "the line's variant has been deleted since: give the order's lines again",
+            ),
+        }
+    }
+    wanted
+}
+
+/// The order as it is priced now.
+fn kept(current: &FullOrder) -> Priced {
+    let order = &current.order;
+    Priced {
+        lines: current.lines.iter().map(|l| l.sold.clone()).collect(),
+        totals: order.totals(),
+        basis: order.basis.clone(),
+        currency_code: order.currency_code.clone(),
+    }
 }
 
 /// The customer the order is to be linked to, as the draft says.

@@ -1,4 +1,5 @@
-//! A shop's payment methods: added, changed and deleted, each one transaction with its
+//! A shop's payment methods: added, changed and deleted by the shop's managers
+//! (`shops::admins::managed_shop`), each one transaction with its
 //! `shops.payment_methods.*` event; their secret settings sealed with the secret box; and
 //! the method an order names, checked and copied onto the order.
 
@@ -11,11 +12,12 @@ use serde_json::Value;
 use storage::orders::PaymentChoice;
 use storage::payment_methods::{self as stored, Owner, PaymentMethod};
 use storage::secret_box::SecretBox;
-use storage::shops::{self, Shop};
+use storage::shops::Shop;
 use storage::{ScopedExt, Tx, tenant_rows};
 
 use self::input::{NewPaymentMethod, PaymentMethodChanges, SecretChanges, merged};
 use crate::events::Change;
+use crate::shops::admins::managed_shop;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How a payment method looks to a reader with `viewer`'s scopes (its GET).
@@ -40,9 +42,8 @@ pub async fn create(
     services
         .write(|tx| {
             async move {
-                let shop = shops::find(&mut *tx, actor.tenant, shop_id)
-                    .await?
-                    .ok_or(ServiceError::NotFound)?;
+                // Held, so that concurrent additions count each other.
+                let shop = managed_shop(tx, op.actor, shop_id).await?;
                 if stored::count_of_shop(tx, shop.id).await? >= METHODS_MAX {
                     return Err(ServiceError::invalid_field(
                         "type",
@@ -93,7 +94,7 @@ pub async fn update(
     services
         .write(|tx| {
             async move {
-                let current = locked(tx, op, shop_id, id, expect).await?;
+                let (shop, current) = locked(tx, op, shop_id, id, expect).await?;
                 let (mut data, settings) = changes.clone().apply(&current)?;
                 data.settings = merged(current.settings.0.clone(), &settings.public);
                 let stored_secrets = stored::secrets_sealed(&mut *tx, id).await?;
@@ -108,7 +109,6 @@ pub async fn update(
                     return Ok(Shown::new(current, shown));
                 }
                 let method = stored::update(tx, id, &data, sealed.as_deref(), op.now).await?;
-                let shop = shop_of(tx, op, &method).await?;
                 let shown = record(tx, op, topic::PAYMENT_METHODS_UPDATED, &shop, &method).await?;
                 Ok(Shown::new(method, shown))
             }
@@ -129,8 +129,7 @@ pub async fn delete(
     services
         .write(|tx| {
             async move {
-                let current = locked(tx, op, shop_id, id, expect).await?;
-                let shop = shop_of(tx, op, &current).await?;
+                let (shop, current) = locked(tx, op, shop_id, id, expect).await?;
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 let shown = record(tx, op, topic::PAYMENT_METHODS_DELETED, &shop, &current).await?;
                 Ok(Shown::new(current, shown))
@@ -220,26 +219,22 @@ fn sealed(
     Ok((names, Some(secret_box.seal(&plain))))
 }
 
-/// The method of the shop, locked, once the caller's expectation of it holds.
+/// The shop (held, once the actor is found to manage it) and its method, locked, once
+/// the caller's expectation of it holds; a method of another shop is not found.
 async fn locked(
     tx: &mut Tx,
     op: Op<'_>,
     shop_id: i64,
     id: i64,
     expect: &dyn Precondition,
-) -> ServiceResult<PaymentMethod> {
+) -> ServiceResult<(Shop, PaymentMethod)> {
+    let shop = managed_shop(tx, op.actor, shop_id).await?;
     let method = stored::find_for_update(tx, op.actor.tenant, id)
         .await?
         .filter(|m| m.shop_id == shop_id)
         .ok_or(ServiceError::NotFound)?;
     expect.check(&|| show(op, &method), method.updated_on)?;
-    Ok(method)
-}
-
-async fn shop_of(tx: &mut Tx, op: Op<'_>, method: &PaymentMethod) -> ServiceResult<Shop> {
-    shops::find(&mut *tx, op.actor.tenant, method.shop_id)
-        .await?
-        .ok_or_else(|| ServiceError::internal(format!("method {}'s shop is not found", method.id)))
+    Ok((shop, method))
 }
 
 fn show(op: Op<'_>, method: &PaymentMethod) -> Value {

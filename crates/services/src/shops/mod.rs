@@ -1,5 +1,7 @@
-//! Shops: created under a seller, and their settings changed.
+//! Shops: created under a seller, and their settings changed by those who manage them
+//! (`admins::require_manager`).
 
+pub mod admins;
 pub mod input;
 
 use domain::{ScopeSet, topic};
@@ -36,6 +38,7 @@ pub async fn create(
                 let shop =
                     stored::insert(tx, account_id, seller_id, subdomain, settings, op.now).await?;
                 let shown = record(tx, op, topic::SHOPS_CREATED, &shop).await?;
+                admins::add_first_owners(tx, op, &shop).await?;
                 Ok(Shown::new(shop, shown))
             }
             .scoped()
@@ -43,7 +46,7 @@ pub async fn create(
         .await
 }
 
-/// Changes a shop's subdomain or settings.
+/// Changes a shop's settings (for a user, one who manages the shop).
 pub async fn update(
     services: &Services,
     actor: &Actor,
@@ -59,6 +62,7 @@ pub async fn update(
                 let current = stored::find_for_update(tx, op.actor.tenant, id)
                     .await?
                     .ok_or(ServiceError::NotFound)?;
+                admins::require_manager(tx, op.actor, current.id).await?;
                 expect.check(&|| show(op, &current), current.updated_on)?;
                 let settings = changes.clone().apply(&current)?;
                 if settings == current.settings() {

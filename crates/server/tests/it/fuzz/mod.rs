@@ -831,6 +831,11 @@ const FINGERPRINT: &str = "\
     UNION ALL SELECT 'payments', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM payments \
     UNION ALL SELECT 'customers', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customers \
     UNION ALL SELECT 'addresses', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customer_addresses \
+    UNION ALL SELECT 'shipping', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM shipping_tables \
+    UNION ALL SELECT 'rates', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM exchange_rates \
+    UNION ALL SELECT 'admins', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM shop_admins \
+    UNION ALL SELECT 'users', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM users \
+    UNION ALL SELECT 'invitations', COUNT(*) FROM shop_admin_invitations \
     UNION ALL SELECT 'webhooks', COUNT(*) FROM webhooks \
     UNION ALL SELECT 'replays', COUNT(*) FROM webhook_replays \
     UNION ALL SELECT 'apps', COUNT(*) FROM oauth_apps \

@@ -218,7 +218,28 @@ impl Fixture {
         )
         .await;
         values.push(("customer", id(&customer)));
+        let admin = post(
+            format!("/v2/shops/{}/admins", s.shop_id()),
+            json!({"email": "fuzzed-admin@example.com", "role": "staff", "name": "Fuzzed admin"}),
+        )
+        .await;
+        values.push(("admin", id(&admin)));
+        // No invitation has this code: the page's forms are refused, so nothing changes.
+        values.push(("invitation", "not-an-invitation-code".into()));
         values.push(("address", id(&customer["addresses"][0])));
+        let shop = s.shop_id();
+        let table = post(
+            format!("/v2/shops/{shop}/shipping_tables"),
+            json!({"name": "Fuzzed shipping", "method": "flat", "rates": [{"price": 500}]}),
+        )
+        .await;
+        values.push(("shipping_table", id(&table)));
+        let rate = post(
+            format!("/v2/shops/{shop}/exchange_rates"),
+            json!({"to_currency": "EUR", "rate": "0.92"}),
+        )
+        .await;
+        values.push(("exchange_rate", id(&rate)));
         let customer_token = customer_session(s).await;
         // Port 1 refuses at once: the handshake fails quickly and nothing is delivered.
         let webhook = post(
@@ -421,7 +442,11 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     let order = json!({"lines": [{"variant_id": id("variant"), "quantity": 2}], "email": "a@b.co",
         "contact_name": "Ana", "phone_number": "+56", "shipping_address": address.clone(),
         "billing_address": address.clone(), "note": "n", "shipping_total": 500,
-        "contact_id": id("customer")});
+        "contact_id": id("customer"), "currency_code": "EUR"});
+    let shipping_table = json!({"name": "Fuzzed express", "method": "weight",
+        "zone": [{"country_code": "CL", "regions": ["Metropolitana"]}],
+        "rates": [{"min": 0, "max": 1000, "price": 300}, {"min": 1000, "price": 900}],
+        "free_over": 50000, "enabled": true, "position": 2});
     let payment_method = json!({"type": "bank_transfer", "name": "Wire", "instructions": "Pay to",
         "enabled": true, "position": 2, "settings": {"bank_name": "B", "iban": "CL1"}});
     let mut new_address = address.clone();
@@ -491,6 +516,26 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             "/v2/sellers/{seller}/shops",
             vec![],
             body(new_shop),
+        ),
+        get("/v2/shops/{shop}/admins", list(&["role", "status"], false)),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/admins",
+            vec![],
+            body(json!({"email": "another-admin@example.com", "role": "readonly", "name": "Ann"})),
+        ),
+        get("/v2/shops/{shop}/admins/{admin}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/admins/{admin}",
+            vec![],
+            body(json!({"role": "readonly"})),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/admins/{admin}",
+            vec![],
+            none(),
         ),
         get(
             "/v2/products",
@@ -776,6 +821,7 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                     "payment_method",
                     "payment_method_id",
                     "code",
+                    "product_id",
                     "total.gte",
                     "total.lte",
                     "total_gte",
@@ -846,6 +892,52 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                 "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"}})),
         ),
         get(
+            "/v2/shops/{shop}/shipping_tables",
+            list(&["enabled", "method"], false),
+        ),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/shipping_tables",
+            vec![],
+            body(shipping_table.clone()),
+        ),
+        get("/v2/shops/{shop}/shipping_tables/{shipping_table}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/shipping_tables/{shipping_table}",
+            vec![],
+            body(shipping_table),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/shipping_tables/{shipping_table}",
+            vec![],
+            none(),
+        ),
+        get(
+            "/v2/shops/{shop}/exchange_rates",
+            list(&["from_currency", "to_currency"], false),
+        ),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/exchange_rates",
+            vec![],
+            body(json!({"to_currency": "CLP", "rate": "950.25"})),
+        ),
+        get("/v2/shops/{shop}/exchange_rates/{exchange_rate}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/exchange_rates/{exchange_rate}",
+            vec![],
+            body(json!({"rate": "0.93"})),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/exchange_rates/{exchange_rate}",
+            vec![],
+            none(),
+        ),
+        get(
             "/v2/customers",
             list(&["q", "email", "tags", "status", "seller_ids"], true),
         ),
@@ -861,7 +953,14 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         get(
             "/v2/customers/{customer}/orders",
             list(
-                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                &[
+                    "status",
+                    "shop_ids",
+                    "code",
+                    "contact_id",
+                    "product_id",
+                    "total.gte",
+                ],
                 true,
             ),
         ),
@@ -955,7 +1054,14 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             Method::GET,
             "/v2/customer/orders",
             list(
-                &["status", "shop_ids", "code", "contact_id", "total.gte"],
+                &[
+                    "status",
+                    "shop_ids",
+                    "code",
+                    "contact_id",
+                    "product_id",
+                    "total.gte",
+                ],
                 true,
             ),
             none(),
@@ -1047,6 +1153,18 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         page(Method::POST, "/oauth/logout", vec![], Some(&[])),
         page(Method::GET, "/oauth/credentials", vec![], None),
+        page(Method::GET, "/oauth/invitations", vec!["code"], None),
+        page(
+            Method::POST,
+            "/oauth/invitations",
+            vec![],
+            Some(&[
+                ("code", f.value("invitation")),
+                ("name", "Invited"),
+                ("password", "a long password"),
+                ("password_confirmation", "a long password"),
+            ]),
+        ),
         page(
             Method::POST,
             "/oauth/credentials/tokens",

@@ -30,6 +30,7 @@ on_both_backends!(
     an_idempotency_key_charges_once,
     a_charge_whose_answer_was_lost_is_given_up,
     other_accounts_see_and_pay_nothing,
+    only_the_shops_managers_change_its_methods,
     subscribers_hear_of_methods_payments_and_refunds,
 );
 
@@ -974,6 +975,39 @@ async fn other_accounts_see_and_pay_nothing(s: TestServer) {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(payments_of(&s, &token, &order).await.len(), 0);
+    s.assert_documented();
+}
+
+async fn only_the_shops_managers_change_its_methods(s: TestServer) {
+    let token = s.owner_token().await;
+    let shop = s.shop_id();
+    let method = add_method(&s, &token, shop, json!({"type": "bank_transfer"})).await;
+    // An account admin who is not on the shop's roster reads its methods, changes none.
+    let password = "a long enough password";
+    s.add_user("outsider@example.com", password, "admin").await;
+    let outsider = s
+        .password_token("outsider@example.com", password, None)
+        .await;
+    let (status, list) = s.get_json(&methods_path(shop), &outsider).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    let item = format!("{}/{}", methods_path(shop), id_of(&method));
+    for answer in [
+        s.call(
+            Method::POST,
+            &methods_path(shop),
+            &outsider,
+            Some(json!({"type": "cash_on_delivery"})),
+        )
+        .await,
+        s.call(Method::PUT, &item, &outsider, Some(json!({"name": "Mine"})))
+            .await,
+        s.call(Method::DELETE, &item, &outsider, None).await,
+    ] {
+        assert_error(&answer, StatusCode::FORBIDDEN, "role_forbidden");
+    }
+    let (_, kept) = s.get_json(&item, &token).await;
+    assert_eq!(kept["name"], "Bank transfer");
+    assert_eq!(s.event_count("shops.payment_methods.created").await, 1);
     s.assert_documented();
 }
 

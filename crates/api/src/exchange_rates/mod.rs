@@ -11,7 +11,6 @@ use domain::{FieldErrors, Scope, validation};
 use services::exchange_rates::input::{ExchangeRateChanges, NewExchangeRate};
 use services::exchange_rates::{self as operations};
 use storage::exchange_rates::{self, RateFilter};
-use storage::shops;
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
@@ -23,6 +22,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::query::QueryParams;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
+use crate::shops::{shop_setting, tenant_shop};
 
 pub use representation::{ExchangeRateFields, exchange_rate_resource};
 
@@ -46,9 +46,7 @@ async fn list(
             from_currencies: currencies(params, "from_currency", errors),
             to_currencies: currencies(params, "to_currency", errors),
         })?;
-    let shop = auth
-        .find(|tenant| shops::find(&state.db, tenant, shop_id))
-        .await?;
+    let shop = tenant_shop(&state, &auth, shop_id).await?;
     let page =
         exchange_rates::list(&state.db, shop.id, &filter, request.sort, request.window()).await?;
     let path = area::EXCHANGE_RATES.with(&[shop.id]);
@@ -77,12 +75,13 @@ async fn show(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
     let db = &state.db;
-    let rate = auth
-        .find(|tenant| async move {
-            let found = exchange_rates::find(db, tenant, id).await?;
-            Ok(found.filter(|r| r.shop_id == shop_id))
-        })
-        .await?;
+    let rate = shop_setting(
+        &auth,
+        shop_id,
+        |tenant| exchange_rates::find(db, tenant, id),
+        |r| r.shop_id,
+    )
+    .await?;
     let doc =
         exchange_rate_resource(&state.urls, auth.scopes, &rate).into_json(state.urls.curies());
     Ok(Hal::ok(doc, rate.updated_on).showing(AccountData::own(&auth)))

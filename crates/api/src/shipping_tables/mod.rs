@@ -12,7 +12,6 @@ use domain::shipping::ShippingMethod;
 use services::shipping_tables::input::{NewShippingTable, ShippingTableChanges};
 use services::shipping_tables::{self as operations};
 use storage::shipping_tables::{self, ShippingTableFilter};
-use storage::shops;
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
@@ -23,6 +22,7 @@ use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
+use crate::shops::{shop_setting, tenant_shop};
 
 pub use representation::{ShippingTableFields, shipping_table_resource};
 
@@ -46,9 +46,7 @@ async fn list(
             enabled: params.parsed("enabled", errors),
             methods: params.parsed_list::<ShippingMethod>("method", errors),
         })?;
-    let shop = auth
-        .find(|tenant| shops::find(&state.db, tenant, shop_id))
-        .await?;
+    let shop = tenant_shop(&state, &auth, shop_id).await?;
     let page =
         shipping_tables::list(&state.db, shop.id, &filter, request.sort, request.window()).await?;
     let path = area::SHIPPING_TABLES.with(&[shop.id]);
@@ -66,12 +64,13 @@ async fn show(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
     let db = &state.db;
-    let table = auth
-        .find(|tenant| async move {
-            let found = shipping_tables::find(db, tenant, id).await?;
-            Ok(found.filter(|t| t.shop_id == shop_id))
-        })
-        .await?;
+    let table = shop_setting(
+        &auth,
+        shop_id,
+        |tenant| shipping_tables::find(db, tenant, id),
+        |t| t.shop_id,
+    )
+    .await?;
     let doc =
         shipping_table_resource(&state.urls, auth.scopes, &table).into_json(state.urls.curies());
     Ok(Hal::ok(doc, table.updated_on).showing(AccountData::own(&auth)))

@@ -15,7 +15,6 @@ use services::shops::admins::input::{AdminChanges, NewAdmin};
 use services::shops::admins::invitations::InvitationMail;
 use services::shops::admins::{self as operations};
 use storage::shop_admins::{self, ShopAdmin, ShopAdminFilter};
-use storage::shops::{self, Shop};
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
@@ -26,6 +25,7 @@ use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
+use crate::shops::tenant_shop;
 
 pub use invitations::ShopInvitations;
 pub use representation::{AdminFields, admin_resource};
@@ -52,7 +52,7 @@ async fn list(
                 .parsed::<AdminStatus>("status", errors)
                 .map(|s| s == AdminStatus::Active),
         })?;
-    let shop = find_shop(&state, &auth, shop_id).await?;
+    let shop = tenant_shop(&state, &auth, shop_id).await?;
     let page = shop_admins::list(
         &state.db,
         shop.account_id,
@@ -76,7 +76,7 @@ async fn show(
     NestedIds(shop_id, id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
-    let shop = find_shop(&state, &auth, shop_id).await?;
+    let shop = tenant_shop(&state, &auth, shop_id).await?;
     let admin = shop_admins::find(&state.db, shop.account_id, shop.id, id)
         .await?
         .ok_or_else(ApiError::not_found)?;
@@ -138,10 +138,6 @@ async fn delete(
 }
 
 /// The principal's shop with this id (404 when its tenant has none).
-async fn find_shop(state: &AppState, auth: &Auth, id: i64) -> ApiResult<Shop> {
-    auth.find(|tenant| shops::find(&state.db, tenant, id)).await
-}
-
 /// An admin as the principal's GET shows it.
 fn document(state: &AppState, auth: &Auth, admin: &ShopAdmin) -> Vec<u8> {
     admin_resource(&state.urls, auth.scopes, admin).into_json(state.urls.curies())

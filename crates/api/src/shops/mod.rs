@@ -106,6 +106,28 @@ async fn update(
 }
 
 /// A shop as the principal's GET shows it.
+/// One of the principal's account's shops: where the areas of a shop's settings (its
+/// admins, shipping tables, exchange rates, payment methods) start. 404 otherwise.
+pub(crate) async fn tenant_shop(state: &AppState, auth: &Auth, id: i64) -> ApiResult<Shop> {
+    auth.find(|tenant| shops::find(&state.db, tenant, id)).await
+}
+
+/// One of a shop's settings rows, found by `find` within the principal's account and kept
+/// only when it is the shop's (`shop_of`): a row of another shop is as missing as one of
+/// another account (404).
+pub(crate) async fn shop_setting<T, F>(
+    auth: &Auth,
+    shop_id: i64,
+    find: impl FnOnce(storage::Tenant) -> F,
+    shop_of: impl FnOnce(&T) -> i64,
+) -> ApiResult<T>
+where
+    F: std::future::Future<Output = storage::Result<Option<T>>>,
+{
+    auth.find(|tenant| async move { Ok(find(tenant).await?.filter(|row| shop_of(row) == shop_id)) })
+        .await
+}
+
 fn document(state: &AppState, auth: &Auth, shop: &Shop) -> Vec<u8> {
     shop_resource(&state.urls, auth.scopes, shop).into_json(state.urls.curies())
 }

@@ -11,18 +11,18 @@ use axum::http::HeaderMap;
 use domain::Scope;
 use services::payment_methods::input::{NewPaymentMethod, PaymentMethodChanges};
 use services::payment_methods::{self as operations};
-use storage::payment_methods::{self, PaymentMethod};
-use storage::shops;
+use storage::payment_methods;
 use storage::sql::Direction;
 
 use crate::kernel::auth::Auth;
 use crate::kernel::conditional::IfMatch;
-use crate::kernel::error::{ApiError, ApiResult};
+use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
 use crate::kernel::input::{JsonBody, NestedIds, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
+use crate::shops::{shop_setting, tenant_shop};
 
 pub use representation::{PaymentMethodFields, payment_method_resource};
 
@@ -43,8 +43,7 @@ async fn list(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
     let (request, ()) = METHOD_LIST.read(query.as_deref(), |_, _| ())?;
-    auth.find(|tenant| shops::find(&state.db, tenant, shop_id))
-        .await?;
+    tenant_shop(&state, &auth, shop_id).await?;
     let page = payment_methods::of_shop(&state.db, shop_id, request.sort, request.window()).await?;
     let path = area::METHODS.with(&[shop_id]);
     Ok(request
@@ -60,7 +59,14 @@ async fn show(
     NestedIds(shop_id, id): NestedIds,
 ) -> ApiResult<Hal> {
     auth.require(Scope::ShopsRead)?;
-    let method = find(&state, &auth, shop_id, id).await?;
+    let db = &state.db;
+    let method = shop_setting(
+        &auth,
+        shop_id,
+        |tenant| payment_methods::find(db, tenant, id),
+        |m| m.shop_id,
+    )
+    .await?;
     let doc =
         payment_method_resource(&state.urls, auth.scopes, &method).into_value(state.urls.curies());
     Ok(Hal::ok(doc, method.updated_on).showing(AccountData::own(&auth)))
@@ -124,17 +130,4 @@ async fn delete(
     )
     .await?;
     Ok(Hal::ok(deleted.document, state.clock.now()))
-}
-
-/// The shop's method, if the principal's tenant holds it.
-async fn find(state: &AppState, auth: &Auth, shop_id: i64, id: i64) -> ApiResult<PaymentMethod> {
-    auth.find(|tenant| payment_methods::find(&state.db, tenant, id))
-        .await
-        .and_then(|m| {
-            if m.shop_id == shop_id {
-                Ok(m)
-            } else {
-                Err(ApiError::not_found())
-            }
-        })
 }

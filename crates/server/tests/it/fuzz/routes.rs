@@ -460,6 +460,9 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     let changes = customer_changes.as_object_mut().expect("an object");
     changes.remove("seller_id");
     changes.remove("addresses");
+    // A change the fuzz's random values let through would set it, ending the fixture
+    // customer's session that the customer's own routes are fuzzed with afterwards.
+    changes.remove("password");
     changes.insert("default_shipping_address_id".into(), json!(id("address")));
     changes.insert("default_billing_address_id".into(), json!(id("address")));
     let form = |fields: &[(&'static str, &str)]| -> Input {

@@ -23,6 +23,8 @@ mod ops;
 mod order_batches;
 mod order_documents;
 mod orders;
+mod payment_methods;
+mod payments;
 mod price_lists;
 mod product_types;
 mod products;

@@ -12,6 +12,7 @@ pub mod mail;
 pub mod money;
 pub mod order;
 pub mod patch;
+pub mod payment;
 pub mod role;
 pub mod scope;
 pub mod shipping;

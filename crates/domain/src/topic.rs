@@ -15,6 +15,10 @@ pub const TOPICS: &[&str] = &[
     "orders.documents",
     "orders.documents.created",
     "orders.documents.generated",
+    "orders.payments",
+    "orders.payments.created",
+    "orders.refunds",
+    "orders.refunds.created",
     "products",
     "products.created",
     "products.updated",
@@ -29,6 +33,10 @@ pub const TOPICS: &[&str] = &[
     "shops",
     "shops.created",
     "shops.updated",
+    "shops.payment_methods",
+    "shops.payment_methods.created",
+    "shops.payment_methods.updated",
+    "shops.payment_methods.deleted",
     "shops.shipping_tables",
     "shops.shipping_tables.created",
     "shops.shipping_tables.updated",
@@ -77,8 +85,15 @@ pub const ORDERS_DELETED: &str = "orders.deleted";
 pub const ORDER_DOCUMENTS_CREATED: &str = "orders.documents.created";
 /// An order's document is generated and can be downloaded.
 pub const ORDER_DOCUMENTS_GENERATED: &str = "orders.documents.generated";
+/// A payment attempt was recorded (with its status: approved, declined, failed).
+pub const ORDER_PAYMENTS_CREATED: &str = "orders.payments.created";
+/// A refund was recorded (given back through the gateway, or owed by the merchant).
+pub const ORDER_REFUNDS_CREATED: &str = "orders.refunds.created";
 pub const SHOPS_CREATED: &str = "shops.created";
 pub const SHOPS_UPDATED: &str = "shops.updated";
+pub const PAYMENT_METHODS_CREATED: &str = "shops.payment_methods.created";
+pub const PAYMENT_METHODS_UPDATED: &str = "shops.payment_methods.updated";
+pub const PAYMENT_METHODS_DELETED: &str = "shops.payment_methods.deleted";
 pub const SHIPPING_TABLES_CREATED: &str = "shops.shipping_tables.created";
 pub const SHIPPING_TABLES_UPDATED: &str = "shops.shipping_tables.updated";
 pub const SHIPPING_TABLES_DELETED: &str = "shops.shipping_tables.deleted";
@@ -151,8 +166,13 @@ mod tests {
             ORDERS_DELETED,
             ORDER_DOCUMENTS_CREATED,
             ORDER_DOCUMENTS_GENERATED,
+            ORDER_PAYMENTS_CREATED,
+            ORDER_REFUNDS_CREATED,
             SHOPS_CREATED,
             SHOPS_UPDATED,
+            PAYMENT_METHODS_CREATED,
+            PAYMENT_METHODS_UPDATED,
+            PAYMENT_METHODS_DELETED,
             SHIPPING_TABLES_CREATED,
             SHIPPING_TABLES_UPDATED,
             SHIPPING_TABLES_DELETED,

@@ -139,7 +139,7 @@ pub async fn start_with(db: Database, config: &ServeConfig) -> anyhow::Result<Ru
         },
         rate_limiter(config).await?,
     );
-    let registry = register_tasks(config, &db, &auth, &state.services, &public_url, &node)?;
+    let registry = register_tasks(config, &db, &auth, &state, &public_url, &node)?;
     let router = if config.role.serves_api() {
         api::router(state)
     } else {
@@ -217,7 +217,7 @@ fn register_tasks(
     config: &ServeConfig,
     db: &Database,
     auth: &Arc<AuthService>,
-    services: &services::Services,
+    state: &AppState,
     public_url: &str,
     node: &str,
 ) -> anyhow::Result<Registry> {
@@ -283,7 +283,7 @@ fn register_tasks(
                  operator (`commerce mail list`)"
             ),
         }
-        let services = services.clone();
+        let services = state.services.clone();
         registry.register(ORDER_DOCUMENTS, Placement::Singleton, move |cancel| {
             workers::generate_documents(services.clone(), cancel)
         });
@@ -295,6 +295,14 @@ fn register_tasks(
         registry.register(HOUSEKEEPING, Placement::Singleton, move |cancel| {
             workers::housekeeping(db.clone(), clock.clone(), period, cancel)
         });
+        let (services, secret_box, period) = (
+            state.services.clone(),
+            auth.secret_box().clone(),
+            config.payments_poll,
+        );
+        registry.register(PAYMENTS, Placement::Singleton, move |cancel| {
+            workers::settle_payments(services.clone(), secret_box.clone(), period, cancel)
+        });
     }
     Ok(registry)
 }
@@ -304,6 +312,7 @@ pub const WEBHOOK_DISPATCHER: &str = "webhook-dispatcher";
 pub const HOUSEKEEPING: &str = "housekeeping";
 pub const MAIL_DELIVERY: &str = "mail_delivery";
 pub const ORDER_DOCUMENTS: &str = "order_documents";
+pub const PAYMENTS: &str = "payments";
 
 /// Runs the dispatcher until `cancel`; then it hands its work back before returning.
 async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {

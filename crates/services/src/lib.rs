@@ -29,6 +29,8 @@ pub mod exchange_rates;
 pub mod order_batches;
 pub mod order_documents;
 pub mod orders;
+pub mod payment_methods;
+pub mod payments;
 pub mod price_lists;
 pub mod product_types;
 pub mod products;

@@ -4,8 +4,8 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, customers, exchange_rates, order_documents, orders, price_lists,
-    product_types, products, shipping_tables, shops, variants, webhooks,
+    assets, collections, customers, exchange_rates, order_documents, orders, payment_methods,
+    payments, price_lists, product_types, products, shipping_tables, shops, variants, webhooks,
 };
 
 pub trait Present:
@@ -15,6 +15,8 @@ pub trait Present:
     + exchange_rates::Present
     + order_documents::Present
     + orders::Present
+    + payment_methods::Present
+    + payments::Present
     + price_lists::Present
     + products::Present
     + product_types::Present
@@ -33,13 +35,13 @@ impl<T> Present for T where
         + collections::Present
         + customers::Present
         + exchange_rates::Present
-        + exchange_rates::Present
         + order_documents::Present
         + orders::Present
+        + payment_methods::Present
+        + payments::Present
         + price_lists::Present
         + products::Present
         + product_types::Present
-        + shipping_tables::Present
         + shipping_tables::Present
         + shops::Present
         + shops::admins::Present

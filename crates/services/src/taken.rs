@@ -61,6 +61,7 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::OrderDocumentNumbers
         | U::OrderDocumentsNumber
         | U::OrderDocumentFiles
+        | U::PaymentsCharge
         | U::Leases => Conflict,
     }
 }

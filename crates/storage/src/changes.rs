@@ -98,6 +98,8 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("customer_tags", Owner::Column("account_id")),
     ("customer_addresses", Owner::Column("account_id")),
     ("customer_spending", Owner::Column("account_id")),
+    ("payment_methods", Owner::Column("account_id")),
+    ("payments", Owner::Column("account_id")),
     ("shipping_tables", Owner::Column("account_id")),
     ("exchange_rates", Owner::Column("account_id")),
     ("customer_password_resets", Owner::Untracked),

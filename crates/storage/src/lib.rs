@@ -39,6 +39,8 @@ pub mod mail_outbox;
 pub mod order_documents;
 pub mod orders;
 pub mod outbox;
+pub mod payment_methods;
+pub mod payments;
 pub mod price_lists;
 pub mod product_assets;
 pub mod product_types;

@@ -5,6 +5,7 @@
 
 use domain::Timestamp;
 use domain::order::{Address, OrderStatus, Totals};
+use domain::payment::MethodType;
 
 use crate::Tenant;
 use crate::db::{Database, Exec, Tx};
@@ -47,6 +48,14 @@ pub struct Order {
     /// The customer the order is linked to; the contact fields above are the order's own
     /// copy, kept when the customer changes or goes.
     pub contact_id: Option<i64>,
+    /// The payment method the buyer chose, by id only (it may be deleted since), with a
+    /// copy of its type and name as they were then.
+    pub payment_method_id: Option<i64>,
+    pub payment_method_type: Option<String>,
+    pub payment_method_name: Option<String>,
+    /// Approved charges, and refunds given back or owed (`storage::payments` keeps them).
+    pub paid_total: i64,
+    pub refunded_total: i64,
     #[sqlx(flatten)]
     pub basis: PricingBasis,
     pub created_on: Timestamp,
@@ -61,7 +70,8 @@ macro_rules! columns {
     () => {
         "id, account_id, seller_id, shop_id, code, status, currency_code, email, contact_name, phone_number, \
          shipping_address, billing_address, note, net_total, discount_total, shipping_total, tax_total, total, \
-         tracking_code, courier_name, tracking_url, app_id, contact_id, shipping_table_id, shipping_description, \
+         tracking_code, courier_name, tracking_url, app_id, contact_id, payment_method_id, payment_method_type, \
+         payment_method_name, paid_total, refunded_total, shipping_table_id, shipping_description, \
          weight_in_grams, base_currency_code, exchange_rate, created_on, updated_on, placed_on, closed_on, \
          shipped_on, cancelled_on"
     };
@@ -81,6 +91,16 @@ pub struct OrderDetails {
     pub shipping_address: Option<Address>,
     pub billing_address: Option<Address>,
     pub note: String,
+    /// The payment method chosen, as it was when it was chosen.
+    pub payment_method: Option<PaymentChoice>,
+}
+
+/// A payment method an order names: its id, and its type and name when it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaymentChoice {
+    pub id: i64,
+    pub method_type: MethodType,
+    pub name: String,
 }
 
 /// What an order was priced with beyond its lines: the shipping table it ships by (its
@@ -114,7 +134,17 @@ impl Order {
             shipping_address: self.shipping_address.0.clone(),
             billing_address: self.billing_address.0.clone(),
             note: self.note.clone(),
+            payment_method: self.payment_method(),
         }
+    }
+
+    /// The payment method the order names, as it was when chosen.
+    pub fn payment_method(&self) -> Option<PaymentChoice> {
+        Some(PaymentChoice {
+            id: self.payment_method_id?,
+            method_type: self.payment_method_type.as_deref()?.parse().ok()?,
+            name: self.payment_method_name.clone()?,
+        })
     }
 
     pub fn set_details(&mut self, details: OrderDetails) {
@@ -125,6 +155,10 @@ impl Order {
         self.shipping_address = JsonText(details.shipping_address);
         self.billing_address = JsonText(details.billing_address);
         self.note = details.note;
+        let choice = details.payment_method;
+        self.payment_method_id = choice.as_ref().map(|c| c.id);
+        self.payment_method_type = choice.as_ref().map(|c| c.method_type.as_str().to_owned());
+        self.payment_method_name = choice.map(|c| c.name);
     }
 
     pub fn totals(&self) -> Totals {
@@ -217,6 +251,9 @@ pub struct OrderFilter {
     pub codes: Option<Vec<i64>>,
     /// Orders linked to these customers.
     pub contact_ids: Option<Vec<i64>>,
+    /// Orders naming a payment method of these types, or these methods.
+    pub payment_method_types: Option<Vec<MethodType>>,
+    pub payment_method_ids: Option<Vec<i64>>,
     /// Orders with a line of one of these products.
     pub product_ids: Option<Vec<i64>>,
     pub total: (Option<i64>, Option<i64>),
@@ -276,6 +313,21 @@ fn with_details(columns: Columns, details: &OrderDetails) -> Columns {
             details.billing_address.as_ref().map(to_text),
         )
         .set("note", &details.note)
+        .set(
+            "payment_method_id",
+            details.payment_method.as_ref().map(|c| c.id),
+        )
+        .set(
+            "payment_method_type",
+            details
+                .payment_method
+                .as_ref()
+                .map(|c| c.method_type.as_str()),
+        )
+        .set(
+            "payment_method_name",
+            details.payment_method.as_ref().map(|c| c.name.as_str()),
+        )
 }
 
 /// The columns of what the order was priced with.
@@ -401,6 +453,15 @@ pub async fn list(
     }
     if let Some(ids) = &filter.contact_ids {
         f.any_of("contact_id", ids.iter().copied().map(Arg::Int));
+    }
+    if let Some(types) = &filter.payment_method_types {
+        f.any_of(
+            "payment_method_type",
+            types.iter().map(|t| Arg::Text(t.as_str().to_owned())),
+        );
+    }
+    if let Some(ids) = &filter.payment_method_ids {
+        f.any_of("payment_method_id", ids.iter().copied().map(Arg::Int));
     }
     if let Some(ids) = &filter.product_ids {
         f.condition(|p| {

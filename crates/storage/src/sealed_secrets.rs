@@ -94,6 +94,14 @@ const COLUMNS: &[SealedColumn] = &[
         column: "body_sealed",
         legacy: Legacy::Absent,
     },
+    // A payment method's secret settings (a gateway's secret key).
+    SealedColumn {
+        table: "payment_methods",
+        key: "id",
+        key_kind: RowKey::Integer,
+        column: "secrets_sealed",
+        legacy: Legacy::Absent,
+    },
 ];
 
 /// The `table.column` names of every sealed column.

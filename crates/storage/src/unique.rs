@@ -92,6 +92,9 @@ unique_indexes! {
     CustomerTags = "customer_tags_pkey" on customer_tags (customer_id, tag_key);
     CustomerSpending = "customer_spending_pkey" on customer_spending (customer_id, currency_code);
     CustomerPasswordResets = "customer_password_resets_pkey" on customer_password_resets (digest);
+    /// One refund per charge: refunds are written once under the order's lock, so only
+    /// a bug reaches it.
+    PaymentsCharge = "payments_charge_key" on payments (charge_id);
     /// One rate per shop and pair of currencies.
     ExchangeRatesCurrency = "exchange_rates_currency_key" on exchange_rates (shop_id, from_currency, to_currency);
     /// A user is on a shop's roster once.

@@ -93,6 +93,8 @@ areas!(
     orders,
     order_batches,
     order_documents,
+    payments,
+    payment_methods,
     webhooks,
     credentials,
 );

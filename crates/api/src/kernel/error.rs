@@ -61,6 +61,9 @@ enum Answer {
     CodeAndFields(ErrorCode, FieldErrors),
     /// A 422 lists what is wrong with each field instead.
     Fields(FieldErrors),
+    /// An error about one resource the request made (a declined payment), embedded under
+    /// its name.
+    CodeAndItem(ErrorCode, Box<(&'static str, Value)>),
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -122,6 +125,29 @@ impl ApiError {
         problem: impl Into<String>,
     ) -> Self {
         Self::body_fields(code, message, FieldErrors::single(field, problem))
+    }
+
+    /// An error that concerns a resource the request wrote (a payment the gateway
+    /// declined), embedded under `name` so that the client sees what was recorded.
+    #[track_caller]
+    pub fn with_embedded(
+        code: ErrorCode,
+        message: impl Into<String>,
+        name: &'static str,
+        item: Value,
+    ) -> Self {
+        Self::make(
+            code.status(),
+            Answer::CodeAndItem(code, Box::new((name, item))),
+            message.into(),
+        )
+    }
+
+    /// Another charge holds the amount for now: ask again in a moment.
+    #[track_caller]
+    pub fn payment_in_progress(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::PaymentInProgress, message)
+            .with_header(header::RETRY_AFTER, HeaderValue::from(1))
     }
 
     /// Says after the message that the fields listed may not be all.
@@ -349,6 +375,13 @@ impl ApiError {
                 "error": code.as_str(),
                 "message": self.message,
                 "_embedded": listed(fields),
+            }),
+            Answer::CodeAndItem(code, item) => json!({
+                "_class": ["error"],
+                "status": self.status.as_u16(),
+                "error": code.as_str(),
+                "message": self.message,
+                "_embedded": { item.0: item.1 },
             }),
         }
     }

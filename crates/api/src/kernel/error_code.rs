@@ -77,6 +77,11 @@ error_codes! {
     /// A unique index no field of the request is answerable for refused the write (a
     /// field's is a 422 on it).
     AlreadyExists = "already_exists", CONFLICT;
+    /// Another charge of the order is waiting for its gateway and holds the amount;
+    /// `Retry-After` says when to ask again.
+    PaymentInProgress = "payment_in_progress", CONFLICT;
+    /// The gateway declined the card; the recorded attempt is embedded as `payment`.
+    PaymentDeclined = "payment_declined", PAYMENT_REQUIRED;
     PreconditionFailed = "precondition_failed", PRECONDITION_FAILED;
     PayloadTooLarge = "payload_too_large", PAYLOAD_TOO_LARGE;
     UnsupportedMediaType = "unsupported_media_type", UNSUPPORTED_MEDIA_TYPE;
@@ -84,6 +89,9 @@ error_codes! {
     /// The server failed; the cause is logged, never sent.
     InternalError = "internal_error", INTERNAL_SERVER_ERROR;
     /// A lock or connection stayed out of reach past its timeout.
+    /// The payment gateway failed (nothing was charged); the recorded attempt is embedded
+    /// as `payment`.
+    GatewayError = "gateway_error", BAD_GATEWAY;
     DatabaseBusy = "database_busy", SERVICE_UNAVAILABLE;
     /// `GET /readyz`: the database does not answer.
     DatabaseUnavailable = "database_unavailable", SERVICE_UNAVAILABLE;
@@ -140,11 +148,14 @@ mod tests {
                 ("referenced_resource_deleted", 409),
                 ("request_in_progress", 409),
                 ("already_exists", 409),
+                ("payment_in_progress", 409),
+                ("payment_declined", 402),
                 ("precondition_failed", 412),
                 ("payload_too_large", 413),
                 ("unsupported_media_type", 415),
                 ("rate_limit_exceeded", 429),
                 ("internal_error", 500),
+                ("gateway_error", 502),
                 ("database_busy", 503),
                 ("database_unavailable", 503),
             ]

@@ -338,6 +338,33 @@ fn success(answer: &Answer, answers: &mut SchemaGenerator) -> (u16, Value) {
             json!({ "description": "The file", "content": { "*/*": { "schema": { "type": "string", "format": "binary" } } } }),
         ),
         Answer::Empty { status } => (status, json!({ "description": "Done; no body" })),
+        Answer::ErrorWith {
+            status,
+            name,
+            fields,
+        } => (
+            status,
+            json!({
+                "description": format!("An error, with the {name} it concerns embedded"),
+                "content": hal_media(json!({
+                    "type": "object",
+                    "required": ["_class", "status", "error", "message", "_embedded"],
+                    "properties": {
+                        "_class": { "const": ["error"] },
+                        "status": { "type": "integer" },
+                        "error": { "type": "string" },
+                        "message": { "type": "string" },
+                        "_embedded": {
+                            "type": "object",
+                            "required": [name],
+                            "properties": { name: resource(fields(answers)) },
+                            "additionalProperties": false,
+                        },
+                    },
+                    "additionalProperties": false,
+                })),
+            }),
+        ),
     }
 }
 

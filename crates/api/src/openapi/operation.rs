@@ -71,6 +71,14 @@ pub enum Answer {
     Empty { status: u16 },
     /// A stored file, in the media type it was uploaded with.
     File,
+    /// An error body (`status`, `error`, `message`) embedding, under `name`, the
+    /// resource the request recorded (a declined payment), whose properties `fields`
+    /// describes.
+    ErrorWith {
+        status: u16,
+        name: &'static str,
+        fields: SchemaFn,
+    },
 }
 
 impl Answer {
@@ -110,6 +118,15 @@ impl Answer {
         Self::Json {
             status: 200,
             body: schema::<T>(),
+        }
+    }
+
+    /// `status`, an error embedding under `name` a resource whose properties are `T`.
+    pub fn error_with<T: JsonSchema>(status: u16, name: &'static str) -> Self {
+        Self::ErrorWith {
+            status,
+            name,
+            fields: schema::<T>(),
         }
     }
 

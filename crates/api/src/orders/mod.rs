@@ -10,6 +10,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use domain::catalog::search;
 use domain::order::{OrderStatus, Transition};
+use domain::payment::MethodType;
 use domain::{FieldErrors, Scope, limits};
 use storage::orders::{self, OrderFilter, OrderLine};
 use storage::sql::Direction;
@@ -41,6 +42,8 @@ pub static ORDER_LIST: ListSpec = ListSpec {
         "code",
         "contact_id",
         "product_id",
+        "payment_method",
+        "payment_method_id",
         "total.gte",
         "total.lte",
         "net_total.gte",
@@ -147,7 +150,21 @@ fn filter(params: &QueryParams, errors: &mut FieldErrors) -> OrderFilter {
             })
             .collect()
     });
+    let payment_method_types = params.list("payment_method").map(|names| {
+        names
+            .iter()
+            .filter_map(|name| match name.parse::<MethodType>() {
+                Ok(kind) => Some(kind),
+                Err(e) => {
+                    errors.add("payment_method", format!("`{name}` {e}"));
+                    None
+                }
+            })
+            .collect()
+    });
     OrderFilter {
+        payment_method_types,
+        payment_method_ids: params.id_list("payment_method_id", errors),
         words: params.get("q").and_then(search::query_words),
         statuses,
         shop_ids: params.id_list("shop_ids", errors),
@@ -308,11 +325,25 @@ async fn tracking(
     Ok(Hal::ok(tracked.document, tracked.value.order.updated_on))
 }
 
+/// Cancels the order; the refunds of its payments are made before it answers (see
+/// `services::payments::cancel`).
 async fn cancel(
     State(state): State<AppState>,
     auth: Auth,
     ResourceId(id): ResourceId,
     headers: HeaderMap,
 ) -> ApiResult<Hal> {
-    move_order(&state, &auth, id, &headers, Transition::Cancel, None).await
+    auth.require(Scope::OrdersWrite)?;
+    let cancelled = services::orders::payments::cancel(
+        &state.services,
+        &auth.actor()?,
+        state.auth.secret_box(),
+        id,
+        &IfMatch(&headers),
+    )
+    .await?;
+    Ok(Hal::ok(
+        cancelled.document,
+        cancelled.value.order.updated_on,
+    ))
 }

@@ -5,8 +5,9 @@ crate::rels::define_rels! {
         "The orders of the account's shops, newest first, as a paginated list; each with its lines embedded. \
          Parameters: status (checkout, placed, closed, shipped, cancelled; pending and invalid are accepted for \
          placed and cancelled; comma-separated), shop_ids, code (comma-separated), contact_id, product_id \
-         (orders with a line of one of these products), total.gte/.lte, net_total.gte/.lte, \
-         shipping_total.gte/.lte, discount_total.gte/.lte (minor units), created_on.gte/.lte and updated_on.gte/.lte (RFC 3339 or YYYY-MM-DD), sort (id, code, total, \
+         (orders with a line of one of these products), payment_method (test_gateway, bank_transfer, \
+         cash_on_delivery; comma-separated), payment_method_id (comma-separated), total.gte/.lte, \
+         net_total.gte/.lte, shipping_total.gte/.lte, discount_total.gte/.lte (minor units), created_on.gte/.lte and updated_on.gte/.lte (RFC 3339 or YYYY-MM-DD), sort (id, code, total, \
          created_on, updated_on, each .asc or .desc; default id.desc), page, per_page (1 to 200, default 20). \
          Needs orders.read.");
     ORDERS_ORDER = ("orders", "order", Get, "Order",
@@ -20,7 +21,9 @@ crate::rels::define_rels! {
          totals; discount_total and tax_total: 0, as prices include taxes and price lists set the unit \
          price itself; shipping_total; total = net_total + shipping_total \
          + tax_total - discount_total), tracking_code, courier_name, tracking_url, app_id (the app that \
-         created it), created_on, updated_on and the time it was placed_on, closed_on, shipped_on and \
+         created it), payment_method_id and payment_info {name, type} (the payment method chosen, as it \
+         was then), paid_total (approved charges), refunded_total, outstanding (what the buyer still owes; 0 \
+         once cancelled), created_on, updated_on and the time it was placed_on, closed_on, shipped_on and \
          cancelled_on. Its lines are embedded under lines, each a snapshot taken when the line was written \
          (product_id, variant_id, title, variant_title, sku, unit_price, quantity, line_total): later \
          catalog changes do not change them. Needs orders.read.");
@@ -32,7 +35,8 @@ crate::rels::define_rels! {
          that ships to the shipping address and has a rate for the order's weight or net total) or \
          shipping_total (set by hand, minor units of the order's currency, default 0), currency_code (the \
          shop's by default; another needs the shop's exchange rate to it, and each unit price and the \
-         shipping are converted once, rounded half up to the currency's minor unit). Each line's \
+         shipping are converted once, rounded half up to the currency's minor unit), payment_method_id (an \
+         enabled payment method of the shop; else 422). Each line's \
          unit price is what the seller's price lists give a buyer of that quantity now (see \
          price_lists:prices), else the variant's price. Any problem answers 422 naming each field (as \
          lines[i].variant_id) and writes nothing. Answers 201 and records orders.created.checkout. Honours \
@@ -40,8 +44,9 @@ crate::rels::define_rels! {
     ORDERS_UPDATE = ("orders", "update", Put, "Update the order",
         "In checkout: any of lines (replaces them all, priced again), email, contact_name, phone_number, \
          shipping_address, billing_address, note, shipping_table_id (null: shipping by hand), \
-         shipping_total (only without a table) and currency_code (null: the shop's); the cart is priced \
-         again when its lines, buyer, shipping, address or currency change. In any other status only email, \
+         shipping_total (only without a table), currency_code (null: the shop's) and payment_method_id (an \
+         enabled method of the shop, or null); the cart is priced again when its lines, buyer, shipping, \
+         address or currency change. In any other status only email, \
          contact_name, phone_number and note may change; the other fields answer 422. null clears an \
          optional field. The status changes only through the order's move links. Honours If-Match. \
          Records orders.updated when something changed. Needs orders.write.");
@@ -69,6 +74,8 @@ crate::rels::define_rels! {
          orders.write.");
     ORDERS_CANCEL = ("orders", "cancel", Put, "Cancel the order",
         "checkout, placed or closed → cancelled; a shipped order cannot be cancelled (422 on status). The \
-         stock a placed order took goes back to its variants (those since deleted excepted). Sets \
-         cancelled_on and records orders.updated.cancelled. No body. Honours If-Match. Needs orders.write.");
+         stock a placed order took goes back to its variants (those since deleted excepted). Each approved \
+         payment is refunded (a refund payment per charge, recorded orders.refunds.created): through the \
+         gateway before the answer (retried later if the gateway fails), or recorded as owed by the \
+         merchant for a manual method. Sets cancelled_on and records orders.updated.cancelled. No body. Honours If-Match. Needs orders.write.");
 }

@@ -39,6 +39,16 @@ pub struct OrderFields<'a> {
     app_id: Option<i64>,
     /// The customer the order is linked to.
     contact_id: Option<i64>,
+    /// The payment method chosen (by id: it may have been deleted since).
+    payment_method_id: Option<i64>,
+    /// The payment method's name and type when it was chosen (Bootic v1's payment_info).
+    payment_info: Option<PaymentInfo<'a>>,
+    /// Approved charges, in minor units.
+    paid_total: i64,
+    /// Refunds given back or owed by the merchant, in minor units.
+    refunded_total: i64,
+    /// What the buyer still owes: total less what was paid and kept (0 once cancelled).
+    outstanding: i64,
     /// The shop's shipping table that priced the shipping (null: set by hand).
     shipping_table_id: Option<i64>,
     /// The shipping table's name when it priced the order.
@@ -54,6 +64,13 @@ pub struct OrderFields<'a> {
     closed_on: Option<Timestamp>,
     shipped_on: Option<Timestamp>,
     cancelled_on: Option<Timestamp>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct PaymentInfo<'a> {
+    name: &'a str,
+    #[serde(rename = "type")]
+    method_type: &'a str,
 }
 
 /// The rate an order was priced with: one unit of `from_currency` (its shop's) bought
@@ -144,6 +161,15 @@ fn order_at(
         tracking_url: order.tracking_url.as_deref(),
         app_id: order.app_id,
         contact_id: order.contact_id,
+        payment_method_id: order.payment_method_id,
+        payment_info: order
+            .payment_method_name
+            .as_deref()
+            .zip(order.payment_method_type.as_deref())
+            .map(|(name, method_type)| PaymentInfo { name, method_type }),
+        paid_total: order.paid_total,
+        refunded_total: order.refunded_total,
+        outstanding: services::payments::balance_of(order).outstanding(),
         shipping_table_id: order.basis.shipping_table_id,
         shipping_description: order.basis.shipping_description.as_deref(),
         weight_in_grams: order.basis.weight_in_grams,
@@ -188,6 +214,20 @@ fn order_at(
         .rel_if(write && documented, &rels::ORDERS_CREATE_DOCUMENT, || {
             urls.order_documents(id)
         });
+    let payable = matches!(
+        order.status,
+        OrderStatus::Placed | OrderStatus::Closed | OrderStatus::Shipped
+    ) && fields_outstanding(order) > 0
+        && order.payment_method_id.is_some();
+    resource = resource
+        .rel_if(
+            viewer.contains(Scope::OrdersRead),
+            &rels::ORDERS_PAYMENTS,
+            || urls.order_payments(id),
+        )
+        .rel_if(write && payable, &rels::ORDERS_CREATE_PAYMENT, || {
+            urls.order_new_payment(id)
+        });
     resource
         .rel_if(viewer.contains(Scope::ShopsRead), &rels::SHOPS_SHOP, || {
             urls.shop(order.shop_id)
@@ -200,6 +240,10 @@ fn order_at(
             |contact| urls.customer(contact),
         )
         .embed_all("lines", lines.iter().map(line_resource))
+}
+
+fn fields_outstanding(order: &Order) -> i64 {
+    services::payments::balance_of(order).outstanding()
 }
 
 fn exchange_rate_used(order: &Order) -> Option<ExchangeRateUsed<'_>> {

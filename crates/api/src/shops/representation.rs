@@ -122,6 +122,12 @@ pub fn shop_resource(urls: &Urls, viewer: ScopeSet, shop: &Shop) -> Resource {
         .rel_if(write_settings, &rels::SHOPS_CREATE_EXCHANGE_RATE, || {
             urls.new_exchange_rate(shop.id)
         })
+        .rel_if(read_settings, &rels::SHOPS_PAYMENT_METHODS, || {
+            urls.payment_methods_of_shop(shop.id)
+        })
+        .rel_if(write_settings, &rels::SHOPS_CREATE_PAYMENT_METHOD, || {
+            urls.shop_payment_methods(shop.id)
+        })
 }
 
 impl services::shops::Present for Presenter {

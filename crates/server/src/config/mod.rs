@@ -108,6 +108,9 @@ pub struct ServeConfig {
     /// How often the mail worker looks for due mail when no commit of this node wakes it
     /// (tests shorten it; not a setting).
     pub mail_poll: Duration,
+    /// How often the payments sweep looks for refunds due and charges whose gateway's
+    /// answer was lost (tests shorten it; not a setting).
+    pub payments_poll: Duration,
     pub demo: bool,
     pub max_body_bytes: usize,
     pub max_asset_bytes: usize,
@@ -161,6 +164,7 @@ impl ServeConfig {
             smtp_url: None,
             mail_from: None,
             mail_poll: Duration::from_secs(1),
+            payments_poll: Duration::from_secs(30),
             demo: false,
             max_body_bytes: 1024 * 1024,
             max_asset_bytes: 10 * 1024 * 1024,

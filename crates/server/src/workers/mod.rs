@@ -6,6 +6,7 @@
 mod housekeeping;
 mod mail_delivery;
 mod order_documents;
+mod payments;
 mod singleton;
 mod upkeep;
 
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 pub use housekeeping::housekeeping;
 pub use mail_delivery::{MailDelivery, deliver_mail};
 pub use order_documents::generate_documents;
+pub use payments::settle_payments;
 pub use upkeep::{
     ENCRYPTION_KEY_RELOAD, record_token_use, refresh_revocations, refresh_signing_keys,
     reload_encryption_keys,

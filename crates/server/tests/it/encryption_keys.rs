@@ -140,11 +140,13 @@ async fn the_encryption_key_lives_outside_the_database(db: TestDb) {
 }
 
 /// What a deployment holds before its keys change: an owner token, a webhook with a
-/// signing secret and a Basic password, and an answer kept for an idempotent retry.
+/// signing secret and a Basic password, an answer kept for an idempotent retry, and a
+/// payment method with a secret setting (at this path).
 struct Secrets {
     token: String,
     hook_secret: String,
     kept: Value,
+    payment_method: String,
 }
 
 /// Makes every kind of sealed secret on the node at `base`.
@@ -181,10 +183,22 @@ async fn make_secrets(client: &Client, base: &str, demo: &Value, receiver: &Rece
     }
     let kept = idempotent_token(client, base, &token).await;
     assert_eq!(kept.0, None, "the first answer is not a replay");
+    let (status, method) = json(
+        client
+            .post(format!("{base}/v2/shops/{shop}/payment_methods"))
+            .bearer_auth(&token)
+            .json(&json!({"type": "test_gateway", "settings": {"secret_key": "sk_test_sealed"}}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{method}");
     Secrets {
         token,
         hook_secret: hook["secret"].as_str().unwrap().to_owned(),
         kept: kept.1,
+        payment_method: format!("/v2/shops/{shop}/payment_methods/{}", method["id"]),
     }
 }
 
@@ -293,6 +307,24 @@ async fn every_secret_works(
     let (replayed, answer) = idempotent_token(client, base, &secrets.token).await;
     assert_eq!(replayed.as_deref(), Some("true"));
     assert_eq!(answer, secrets.kept, "the kept answer opens");
+    // A new secret setting is merged into the sealed ones, which must open.
+    let method = format!("{base}{}", secrets.payment_method);
+    let (status, changed) = json(
+        client
+            .put(&method)
+            .bearer_auth(&secrets.token)
+            .json(&json!({"settings": {"secret_key": "sk_test_resealed"}}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the payment method's secrets open: {changed}"
+    );
+    assert_eq!(changed["secrets_set"], json!(["secret_key"]));
 }
 
 /// The ids of the encryption keys `commerce keys list` shows, with what each does.

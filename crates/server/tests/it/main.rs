@@ -34,6 +34,7 @@ mod order_documents;
 mod order_pricing;
 mod order_tracking;
 mod orders;
+mod payments;
 mod price_lists;
 mod product_lists;
 mod product_search;

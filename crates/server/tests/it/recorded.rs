@@ -333,6 +333,42 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
         S::OK,
     )
     .await;
+    // Payments: a manual method, an order paid through it, then cancelled and refunded.
+    let methods = format!("/v2/shops/{shop}/payment_methods");
+    let method = r
+        .send(
+            M::POST,
+            &methods,
+            Some(
+                json!({"type": "bank_transfer", "instructions": "Transfer to our account",
+                "settings": {"bank_name": "Banco", "iban": "CL00 1234"}}),
+            ),
+            S::CREATED,
+        )
+        .await;
+    let paid = r
+        .send(
+            M::POST,
+            &orders,
+            Some(json!({"lines": [{"variant_id": variant_id, "quantity": 1}],
+                "payment_method_id": method["id"]})),
+            S::CREATED,
+        )
+        .await;
+    let paid_path = format!("/v2/orders/{}", paid["id"]);
+    r.send(M::PUT, &format!("{paid_path}/place"), None, S::OK)
+        .await;
+    r.send(
+        M::POST,
+        &format!("{paid_path}/payments"),
+        Some(json!({"reference": "TRX-1"})),
+        S::CREATED,
+    )
+    .await;
+    r.send(M::PUT, &format!("{paid_path}/cancel"), None, S::OK)
+        .await;
+    r.get(&format!("{paid_path}/payments")).await;
+    r.get(&methods).await;
     r.get("/v2/orders").await;
     r.get(&format!("/v2/products/{product_id}")).await;
     r.get(&customer_path).await;

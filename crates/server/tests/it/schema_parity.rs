@@ -70,6 +70,11 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         FLAG,
     ),
     (
+        Some("column payment_methods.enabled: int not null default 1"),
+        Some("column payment_methods.enabled: bool not null default 1"),
+        FLAG,
+    ),
+    (
         Some("column webhooks.notify_origin: int not null"),
         Some("column webhooks.notify_origin: bool not null"),
         FLAG,

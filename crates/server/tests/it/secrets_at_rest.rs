@@ -218,6 +218,61 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
     .await;
     assert_eq!(status, StatusCode::OK, "{rotated}");
     let next_hook_secret = rotated["secret"].as_str().unwrap().to_owned();
+    // A payment method's secret key, and a card charged through it.
+    let gateway_secret = "sk_test_secret-key-of-the-gateway";
+    let card_number = "4242424242424242";
+    let (status, method) = json(
+        post(
+            &format!("/v2/shops/{shop}/payment_methods"),
+            "method-1",
+            json!({"type": "test_gateway", "settings": {"secret_key": gateway_secret}}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{method}");
+    let (_, product) = json(
+        post(
+            "/v2/products",
+            "product-1",
+            json!({"title": "Paid", "variants": [{"price": 1000, "stock": 5}]}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    let variant = &product["_embedded"]["variants"][0]["id"];
+    let (status, order) = json(
+        post(
+            &format!("/v2/shops/{shop}/orders"),
+            "order-1",
+            json!({"lines": [{"variant_id": variant}], "payment_method_id": method["id"]}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{order}");
+    let placed = client
+        .put(format!("{base}/v2/orders/{}/place", order["id"]))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(placed.status(), StatusCode::OK);
+    let (status, paid) = json(
+        post(
+            &format!("/v2/orders/{}/payments", order["id"]),
+            "payment-1",
+            json!({"card": {"number": card_number, "exp_month": 12, "exp_year": 2099, "cvc": "123"}}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{paid}");
+    assert_eq!(paid["card"]["last4"], "4242");
     // Use them, so they pass through the logs' reach.
     assert_eq!(
         client
@@ -306,6 +361,8 @@ async fn no_secret_is_stored_or_logged_in_raw_form(db: TestDb) {
         ("webhook password", hook_password),
         ("SMTP password", smtp_password),
         ("mail's one-time token", mail_token),
+        ("payment method's secret key", gateway_secret),
+        ("card number", card_number),
     ] {
         assert!(
             !contains(&stored, secret.as_bytes()),

@@ -3,6 +3,7 @@
 //! variant may be sold in the shop, and at what price, is checked by the operations.)
 
 use crate::customers::ContactLink;
+use crate::payment_methods::MethodPick;
 use domain::catalog::product::amount;
 use domain::order::{Address, OrderStatus, TEXT_MAX};
 use domain::{FieldErrors, Patch, limits, validation};
@@ -63,6 +64,9 @@ pub struct NewOrder {
     /// Shipping set by hand, in the order's currency (without a shipping table).
     #[serde(default)]
     shipping_total: Option<i64>,
+    /// An enabled payment method of the shop; the order keeps a copy of its type and name.
+    #[serde(default)]
+    payment_method_id: Option<i64>,
     /// The currency the order is priced in (default: the shop's); another one needs the
     /// shop's exchange rate to it.
     #[serde(default)]
@@ -99,6 +103,8 @@ pub struct OrderDraft {
     pub currency_code: Option<String>,
     /// `None`: the lines stay as they are.
     pub lines: Option<Vec<WantedLine>>,
+    /// The payment method the order is to name.
+    pub payment_method: MethodPick,
     /// Whether something the order's prices depend on changes.
     pub reprice: bool,
 }
@@ -129,6 +135,7 @@ impl NewOrder {
             shipping_address: address("shipping_address", self.shipping_address, errors),
             billing_address: address("billing_address", self.billing_address, errors),
             note: note(self.note, errors),
+            payment_method: None,
         };
         OrderDraft {
             details,
@@ -138,6 +145,9 @@ impl NewOrder {
             shipping,
             currency_code,
             lines: Some(lines(self.lines, errors)),
+            payment_method: self
+                .payment_method_id
+                .map_or(MethodPick::Clear, MethodPick::Id),
             reprice: true,
         }
     }
@@ -179,6 +189,9 @@ pub struct OrderChanges {
     currency_code: Patch<String>,
     #[serde(default)]
     status: Patch<Value>,
+    /// In checkout: an enabled payment method of the shop, or null for none.
+    #[serde(default)]
+    payment_method_id: Patch<i64>,
 }
 
 impl OrderChanges {
@@ -200,6 +213,7 @@ impl OrderChanges {
                 ("shipping_table_id", !self.shipping_table_id.is_absent()),
                 ("currency_code", !self.currency_code.is_absent()),
                 ("contact_id", !self.contact_id.is_absent()),
+                ("payment_method_id", !self.payment_method_id.is_absent()),
             ] {
                 if given {
                     errors.add(field, checkout_only(order.status));
@@ -301,12 +315,19 @@ impl OrderChanges {
             Patch::Value(given) if editable => Some(lines(given, errors)),
             _ => None,
         };
+        let payment_method = match self.payment_method_id {
+            _ if !editable => MethodPick::Keep,
+            Patch::Absent => MethodPick::Keep,
+            Patch::Null => MethodPick::Clear,
+            Patch::Value(id) => MethodPick::Id(id),
+        };
         OrderDraft {
             details,
             contact,
             shipping,
             currency_code,
             lines,
+            payment_method,
             reprice,
         }
     }

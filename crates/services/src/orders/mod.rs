@@ -2,6 +2,7 @@
 //! state machine with its stock, and deleting it — each one transaction with its event.
 
 pub mod input;
+pub mod payments;
 mod pricing;
 mod stock;
 
@@ -10,7 +11,7 @@ use domain::order::{self, OrderStatus, StockEffect, Transition};
 use domain::{FieldErrors, topic};
 use serde_json::Value;
 use storage::mail_outbox::{self, NewMail};
-use storage::orders::{self as stored, LineData, Order, OrderLine};
+use storage::orders::{self as stored, LineData, Order, OrderLine, Tracking};
 use storage::secret_box::SecretBox;
 use storage::shops::{self, Shop};
 use storage::{ScopedExt, Tx, tenant_rows};
@@ -21,6 +22,7 @@ use self::input::{
 use self::pricing::{Priced, Terms, price};
 use crate::customers::{self, ContactOf};
 use crate::events::Change;
+use crate::payment_methods;
 use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
 
 /// How an order looks to a reader with `viewer`'s scopes (its GET).
@@ -56,6 +58,9 @@ pub async fn create(
                 let mut details = draft.details.clone();
                 details.contact_id =
                     linked_contact(tx, op, &shop, draft, None, &mut errors).await?;
+                details.payment_method =
+                    payment_methods::chosen(tx, op, &shop, draft.payment_method, None, &mut errors)
+                        .await?;
                 let wanted = draft.lines.as_deref().unwrap_or_default();
                 let terms = terms_of(draft, &details);
                 let priced = price(tx, &shop, wanted, terms, op.now, &mut errors).await?;
@@ -106,6 +111,15 @@ pub async fn update(
                 details.contact_id =
                     linked_contact(tx, op, &shop, &draft, current.order.contact_id, &mut errors)
                         .await?;
+                details.payment_method = payment_methods::chosen(
+                    tx,
+                    op,
+                    &shop,
+                    draft.payment_method,
+                    current.order.payment_method(),
+                    &mut errors,
+                )
+                .await?;
                 // Prices depend on the buyer: a cart that changes hands is priced again, as is
                 // one whose lines, shipping, address or currency change.
                 let contact = details.contact_id;
@@ -159,39 +173,64 @@ pub async fn transition(
     services
         .write(|tx| {
             async move {
-                let mut errors = found.clone();
                 let current = locked(tx, op, id, expect).await?;
-                let (to, effect) = match order::transition(current.order.status, transition) {
-                    Ok(outcome) => outcome,
-                    Err(refused) => {
-                        errors.add("status", refused.to_string());
-                        return Err(errors.into());
-                    }
-                };
-                let mut current = current;
-                if transition == Transition::Place {
-                    price_to_place(tx, op, &mut current, &mut errors).await?;
-                }
-                errors.into_result()?;
-                if effect != StockEffect::None {
-                    stock::move_stock(tx, op, &current.order, &current.lines, effect).await?;
-                }
-                let mut order = current.order;
-                let from = order.status;
-                order.enter(to, op.now);
-                if let Some(tracking) = tracking {
-                    order.set_tracking(tracking.clone());
-                }
-                stored::save(tx, &order, op.now).await?;
-                customers::record_order_move(tx, op, &order, from).await?;
-                let shop = shop_of(tx, op, &order).await?;
-                let written = reload(tx, op, id).await?;
-                let shown = record(tx, op, transition.topic(), &shop, &written).await?;
-                Ok(Shown::new(written, shown))
+                apply_move(
+                    tx,
+                    op,
+                    current,
+                    transition,
+                    tracking.as_ref(),
+                    found.clone(),
+                )
+                .await
             }
             .scoped()
         })
         .await
+}
+
+/// Makes a move of an order the caller holds locked, in its transaction: the stock, the
+/// customer's figures, the refunds a cancel opens, and the move's event. `errors` holds
+/// what the request got wrong already.
+pub(crate) async fn apply_move(
+    tx: &mut Tx,
+    op: Op<'_>,
+    current: FullOrder,
+    transition: Transition,
+    tracking: Option<&Tracking>,
+    mut errors: FieldErrors,
+) -> ServiceResult<Shown<FullOrder>> {
+    let (to, effect) = match order::transition(current.order.status, transition) {
+        Ok(outcome) => outcome,
+        Err(refused) => {
+            errors.add("status", refused.to_string());
+            return Err(errors.into());
+        }
+    };
+    let mut current = current;
+    if transition == Transition::Place {
+        price_to_place(tx, op, &mut current, &mut errors).await?;
+    }
+    errors.into_result()?;
+    if effect != StockEffect::None {
+        stock::move_stock(tx, op, &current.order, &current.lines, effect).await?;
+    }
+    let id = current.order.id;
+    let mut order = current.order;
+    let from = order.status;
+    order.enter(to, op.now);
+    if let Some(tracking) = tracking {
+        order.set_tracking(tracking.clone());
+    }
+    stored::save(tx, &order, op.now).await?;
+    customers::record_order_move(tx, op, &order, from).await?;
+    let shop = shop_of(tx, op, &order).await?;
+    if transition == Transition::Cancel {
+        crate::payments::refunds::open(tx, op, &shop, &order).await?;
+    }
+    let written = reload(tx, op, id).await?;
+    let shown = record(tx, op, transition.topic(), &shop, &written).await?;
+    Ok(Shown::new(written, shown))
 }
 
 /// Sets a shipment's tracking: a closed order ships with it (`orders.updated.shipped`), a
@@ -424,7 +463,7 @@ async fn linked_contact(
 }
 
 /// The order with its lines, locked, once the caller's expectation of it holds.
-async fn locked(
+pub(crate) async fn locked(
     tx: &mut Tx,
     op: Op<'_>,
     id: i64,

@@ -827,6 +827,8 @@ const FINGERPRINT: &str = "\
     UNION ALL SELECT 'items', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM price_list_items \
     UNION ALL SELECT 'orders', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM orders \
     UNION ALL SELECT 'lines', COUNT(*) FROM order_lines \
+    UNION ALL SELECT 'payment_methods', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM payment_methods \
+    UNION ALL SELECT 'payments', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM payments \
     UNION ALL SELECT 'customers', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customers \
     UNION ALL SELECT 'addresses', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM customer_addresses \
     UNION ALL SELECT 'shipping', COUNT(*) + COALESCE(MAX(updated_on), 0) FROM shipping_tables \

@@ -187,6 +187,34 @@ impl Fixture {
         // The order is a cart, which has no documents: the document routes answer 404 and
         // asking for one 422, so nothing is written.
         values.push(("document", "1".into()));
+        let method = post(
+            format!("/v2/shops/{}/payment_methods", s.shop_id()),
+            json!({"type": "bank_transfer"}),
+        )
+        .await;
+        let paid = post(
+            format!("/v2/shops/{}/orders", s.shop_id()),
+            json!({"lines": [{"variant_id": product["_embedded"]["variants"][0]["id"]}],
+                   "payment_method_id": method["id"]}),
+        )
+        .await;
+        let (status, placed) = s
+            .call(
+                Method::PUT,
+                &format!("/v2/orders/{}/place", paid["id"]),
+                token,
+                None,
+            )
+            .await;
+        assert!(status.is_success(), "{placed}");
+        let payment = post(
+            format!("/v2/orders/{}/payments", paid["id"]),
+            json!({"amount": 1, "reference": "R-1"}),
+        )
+        .await;
+        values.push(("payment_method", id(&method)));
+        values.push(("paid_order", id(&paid)));
+        values.push(("payment", id(&payment)));
         let customer = post(
             "/v2/customers".into(),
             json!({"email": "fuzzed@example.com", "password": CUSTOMER_PASSWORD,
@@ -423,6 +451,8 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         "zone": [{"country_code": "CL", "regions": ["Metropolitana"]}],
         "rates": [{"min": 0, "max": 1000, "price": 300}, {"min": 1000, "price": 900}],
         "free_over": 50000, "enabled": true, "position": 2});
+    let payment_method = json!({"type": "bank_transfer", "name": "Wire", "instructions": "Pay to",
+        "enabled": true, "position": 2, "settings": {"bank_name": "B", "iban": "CL1"}});
     let mut new_address = address.clone();
     new_address["default_shipping"] = json!(true);
     new_address["default_billing"] = json!(false);
@@ -434,6 +464,9 @@ pub fn table(f: &Fixture) -> Vec<Route> {
     let changes = customer_changes.as_object_mut().expect("an object");
     changes.remove("seller_id");
     changes.remove("addresses");
+    // A change the fuzz's random values let through would set it, ending the fixture
+    // customer's session that the customer's own routes are fuzzed with afterwards.
+    changes.remove("password");
     changes.insert("default_shipping_address_id".into(), json!(id("address")));
     changes.insert("default_billing_address_id".into(), json!(id("address")));
     let form = |fields: &[(&'static str, &str)]| -> Input {
@@ -792,6 +825,8 @@ pub fn table(f: &Fixture) -> Vec<Route> {
                 &[
                     "status",
                     "shop_ids",
+                    "payment_method",
+                    "payment_method_id",
                     "code",
                     "product_id",
                     "total.gte",
@@ -839,6 +874,39 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         get("/v2/orders/{order}/documents/{document}", vec![]),
         get("/v2/orders/{order}/documents/{document}/file", vec![]),
+        get("/v2/shops/{shop}/payment_methods", list(&[], false)),
+        api(
+            Method::POST,
+            "/v2/shops/{shop}/payment_methods",
+            vec![],
+            body(payment_method.clone()),
+        ),
+        get("/v2/shops/{shop}/payment_methods/{payment_method}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/shops/{shop}/payment_methods/{payment_method}",
+            vec![],
+            body({
+                let mut changes = payment_method;
+                changes.as_object_mut().expect("an object").remove("type");
+                changes
+            }),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/shops/{shop}/payment_methods/{payment_method}",
+            vec![],
+            none(),
+        ),
+        get("/v2/orders/{paid_order}/payments", list(&[], false)),
+        get("/v2/orders/{paid_order}/payments/{payment}", vec![]),
+        api(
+            Method::POST,
+            "/v2/orders/{order}/payments",
+            vec![],
+            body(json!({"amount": 100, "reference": "R-2",
+                "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"}})),
+        ),
         get(
             "/v2/shops/{shop}/shipping_tables",
             list(&["enabled", "method"], false),

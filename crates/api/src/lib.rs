@@ -12,6 +12,7 @@ mod rels;
 
 mod assets;
 mod authorization;
+mod batches;
 mod catalog;
 mod collections;
 mod credentials;

@@ -2,6 +2,7 @@
 //! catalog's rules, the order state machine, the event topics and when mail is retried.
 //! Everything here is deterministic and unit-tested.
 
+pub mod batch;
 pub mod catalog;
 pub mod clock;
 pub mod customer;

@@ -3,6 +3,9 @@
 
 /// Every topic an event can carry, and every prefix a subscription may name.
 pub const TOPICS: &[&str] = &[
+    "batches",
+    "batches.created",
+    "batches.finished",
     "orders",
     "orders.created",
     "orders.created.checkout",
@@ -128,6 +131,9 @@ pub const CUSTOMERS_CREATED: &str = "customers.created";
 pub const CUSTOMERS_UPDATED: &str = "customers.updated";
 pub const CUSTOMERS_DELETED: &str = "customers.deleted";
 
+pub const BATCHES_CREATED: &str = "batches.created";
+pub const BATCHES_FINISHED: &str = "batches.finished";
+
 pub fn is_known(topic: &str) -> bool {
     TOPICS.contains(&topic)
 }
@@ -206,6 +212,8 @@ mod tests {
             CUSTOMERS_CREATED,
             CUSTOMERS_UPDATED,
             CUSTOMERS_DELETED,
+            BATCHES_CREATED,
+            BATCHES_FINISHED,
         ] {
             assert!(is_known(topic), "{topic}");
         }

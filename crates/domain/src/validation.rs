@@ -3,14 +3,14 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::data::timezones::TIMEZONES;
 use crate::money;
 use crate::text::TextKind;
 
 /// Every message about one field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldError {
     pub field: String,
     pub messages: Vec<String>,

@@ -211,8 +211,8 @@ async fn rate_limiter(config: &ServeConfig) -> anyhow::Result<RateLimiter> {
 
 /// Every background task of this node's role, in one place. Nodes serving the API keep
 /// their view of tokens and keys fresh; worker nodes run the workers: the webhook
-/// dispatcher on each of them, singletons such as housekeeping, order documents and (when
-/// SMTP is configured) mail delivery on one at a time.
+/// dispatcher on each of them, singletons such as housekeeping, order documents, batch jobs
+/// and (when SMTP is configured) mail delivery on one at a time.
 fn register_tasks(
     config: &ServeConfig,
     db: &Database,
@@ -287,6 +287,10 @@ fn register_tasks(
         registry.register(ORDER_DOCUMENTS, Placement::Singleton, move |cancel| {
             workers::generate_documents(services.clone(), cancel)
         });
+        let services = state.services.clone();
+        registry.register(BATCHES, Placement::Singleton, move |cancel| {
+            workers::run_batches(services.clone(), cancel)
+        });
         let (db, clock, period) = (
             db.clone(),
             config.clock.clone(),
@@ -312,6 +316,7 @@ pub const WEBHOOK_DISPATCHER: &str = "webhook-dispatcher";
 pub const HOUSEKEEPING: &str = "housekeeping";
 pub const MAIL_DELIVERY: &str = "mail_delivery";
 pub const ORDER_DOCUMENTS: &str = "order_documents";
+pub const BATCHES: &str = "batches";
 pub const PAYMENTS: &str = "payments";
 
 /// Runs the dispatcher until `cancel`; then it hands its work back before returning.

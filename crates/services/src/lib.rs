@@ -23,6 +23,7 @@ pub mod slugs;
 pub mod taken;
 
 pub mod assets;
+pub mod batches;
 pub mod collections;
 pub mod customers;
 pub mod exchange_rates;

@@ -4,12 +4,14 @@
 //! as a GET by the actor shows it. An area adds its trait here, once.
 
 use crate::{
-    assets, collections, customers, exchange_rates, order_documents, orders, payment_methods,
-    payments, price_lists, product_types, products, shipping_tables, shops, variants, webhooks,
+    assets, batches, collections, customers, exchange_rates, order_documents, orders,
+    payment_methods, payments, price_lists, product_types, products, shipping_tables, shops,
+    variants, webhooks,
 };
 
 pub trait Present:
     assets::Present
+    + batches::Present
     + collections::Present
     + customers::Present
     + exchange_rates::Present
@@ -32,6 +34,7 @@ pub trait Present:
 
 impl<T> Present for T where
     T: assets::Present
+        + batches::Present
         + collections::Present
         + customers::Present
         + exchange_rates::Present

@@ -107,6 +107,7 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("shop_admin_invitations", Owner::Untracked),
     ("order_codes", Owner::Untracked),
     ("order_documents", Owner::Column("account_id")),
+    ("batches", Owner::Column("account_id")),
     ("order_document_files", Owner::Column("account_id")),
     ("order_document_numbers", Owner::Untracked),
     ("signing_keys", Owner::Untracked),

@@ -27,6 +27,7 @@ pub mod account_versions;
 pub mod accounts;
 pub mod apps;
 pub mod authorization_codes;
+pub mod batches;
 pub mod catalog_load;
 pub mod collections;
 pub mod customer_password_resets;

@@ -92,6 +92,7 @@ areas!(
     customer_account,
     orders,
     order_batches,
+    batches,
     order_documents,
     payments,
     payment_methods,

@@ -26,6 +26,7 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             "Move many of a shop's orders to one status",
             Answer::resource::<super::BatchUpdateFields>(),
         )
+        .also(Answer::accepted_resource::<crate::batches::BatchFields>())
         .scope(Scope::OrdersWrite)
         .json_body::<BatchUpdate>()
         .rel(&rels::ORDERS_BATCH_UPDATES),

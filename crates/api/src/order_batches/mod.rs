@@ -1,5 +1,6 @@
 //! Batch status updates: many of a shop's orders moved to one status, each on its own,
-//! answered with the orders moved and those left as they were, with why.
+//! answered with the orders moved and those left as they were, with why; over 100 orders,
+//! answered 202 with the batch job that moves them (`crate::batches`).
 
 pub mod area;
 pub mod rels;
@@ -11,8 +12,9 @@ use hal::{Link, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
 use services::order_batches::input::BatchUpdate;
-use services::order_batches::{self as operations, InvalidItem, Outcome};
+use services::order_batches::{self as operations, Outcome, Started};
 
+use crate::batches::invalid_item;
 use crate::kernel::auth::Auth;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
@@ -38,20 +40,6 @@ pub struct Additions {
     status: OrderStatus,
 }
 
-/// An order the batch left as it was, and why.
-#[derive(Serialize, JsonSchema)]
-pub struct InvalidItemFields<'a> {
-    id: i64,
-    /// As a refused request's `_embedded.errors`.
-    errors: Vec<ErrorFields<'a>>,
-}
-
-#[derive(Serialize, JsonSchema)]
-pub struct ErrorFields<'a> {
-    field: &'a str,
-    messages: &'a [String],
-}
-
 async fn create(
     State(state): State<AppState>,
     auth: Auth,
@@ -59,14 +47,20 @@ async fn create(
     JsonBody(input): JsonBody<BatchUpdate>,
 ) -> ApiResult<Hal> {
     auth.require(Scope::OrdersWrite)?;
-    let (batch, outcome) =
+    let started =
         operations::update_statuses(&state.services, &auth.actor()?, shop_id, input).await?;
+    let (batch, outcome) = match started {
+        Started::Done(batch, outcome) => (batch, outcome),
+        Started::Queued(job) => {
+            let location = state.urls.batch(job.value.id);
+            return Ok(Hal::accepted(job.document, location, job.value.updated_on));
+        }
+    };
+    let status = batch.target.status;
     let fields = BatchUpdateFields {
         ids: batch.ids,
-        status: batch.status,
-        additions: Additions {
-            status: batch.status,
-        },
+        status,
+        additions: Additions { status },
     };
     let doc = batch_resource(&state.urls, auth.scopes, shop_id, &fields, &outcome)
         .into_json(state.urls.curies());
@@ -91,19 +85,4 @@ fn batch_resource(
         .rel(&crate::rels::SHOPS_SHOP, urls.shop(shop_id))
         .embed_all("valid_items", valid)
         .embed_all("invalid_items", invalid)
-}
-
-fn invalid_item(item: &InvalidItem) -> Resource {
-    Resource::new(["invalid_item"]).with_properties(&InvalidItemFields {
-        id: item.id,
-        errors: item
-            .errors
-            .errors()
-            .iter()
-            .map(|e| ErrorFields {
-                field: &e.field,
-                messages: &e.messages,
-            })
-            .collect(),
-    })
 }

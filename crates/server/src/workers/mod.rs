@@ -3,6 +3,7 @@
 //! the node's cancellation token is cancelled (a task that ignores it delays shutdown,
 //! so every loop here selects on it).
 
+mod batches;
 mod housekeeping;
 mod mail_delivery;
 mod order_documents;
@@ -21,6 +22,7 @@ use storage::Database;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use batches::run_batches;
 pub use housekeeping::housekeeping;
 pub use mail_delivery::{MailDelivery, deliver_mail};
 pub use order_documents::generate_documents;

@@ -1,14 +1,17 @@
 //! Batch status updates of a shop's orders: each order moved on its own with its stock and
 //! its event, the orders that cannot be moved reported with why, Bootic's form and names,
-//! refusals that write nothing, identical batches in parallel, scopes and other accounts.
+//! refusals that write nothing, identical batches in parallel, scopes and other accounts;
+//! over 100 orders, a batch job followed to its end, done again from saved progress
+//! without a second move, and read only by its account with `batches.read`.
 
 use std::sync::Arc;
 
+use reqwest::header;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{TestServer, assert_error, error_fields};
+use crate::support::{TestServer, assert_error, error_fields, eventually};
 
 on_both_backends!(
     a_batch_moves_each_order_on_its_own,
@@ -16,6 +19,9 @@ on_both_backends!(
     refused_batches_write_nothing,
     parallel_identical_batches_move_each_order_once,
     scopes_and_other_accounts,
+    over_a_hundred_orders_a_job_moves_them,
+    a_job_done_again_from_saved_progress_moves_nothing_twice,
+    jobs_are_read_by_their_account_with_batches_read,
 );
 
 /// One variant with `stock` units; answers `(product_id, variant_id)`.
@@ -231,7 +237,7 @@ async fn refused_batches_write_nothing(s: TestServer) {
     let (_, variant) = stocked(&s, &token, "REFUSED", 10).await;
     let order = new_order(&s, &token, s.shop_id(), variant).await;
     let events = s.db.scalar("SELECT COUNT(*) FROM events").await;
-    let many: Vec<i64> = (1..=101).collect();
+    let many: Vec<i64> = (1..=10_001).collect();
     for (body, fields) in [
         (json!({"ids": [], "status": "placed"}), vec!["ids"]),
         (json!({"status": "placed"}), vec!["ids"]),
@@ -370,4 +376,250 @@ async fn scopes_and_other_accounts(s: TestServer) {
     assert_eq!(invalid(&answer), [(order, vec!["id".to_owned()])]);
     assert_eq!(status_of(&s, &token, order).await, "checkout");
     assert_eq!(s.event_count("orders.updated.placed").await, 0);
+}
+
+/// Starts a job over `ids`, asserting the 202, its Location and its pending state.
+async fn started(s: &TestServer, token: &str, ids: &[i64], status: &str) -> Value {
+    let response = s
+        .request(
+            Method::POST,
+            &format!("/v2/shops/{}/orders/batch_updates", s.shop_id()),
+            token,
+        )
+        .json(&json!({"ids": ids, "status": status}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::ACCEPTED);
+    let location = response.headers()[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let job: Value = response.json().await.unwrap();
+    assert_eq!(location, job["_links"]["self"]["href"].as_str().unwrap());
+    assert!(
+        location.ends_with(&format!("/v2/batches/{}", job["id"])),
+        "{location}"
+    );
+    assert_eq!(job["state"], "pending", "{job}");
+    assert_eq!(job["kind"], "order_status");
+    assert_eq!(job["shop_id"], s.shop_id());
+    assert_eq!(job["total"], ids.len());
+    assert_eq!(
+        (job["processed"].as_i64(), job["succeeded"].as_i64()),
+        (Some(0), Some(0))
+    );
+    assert!(job["finished_on"].is_null());
+    job
+}
+
+/// Polls a job until it is finished.
+async fn finished(s: &TestServer, token: &str, id: i64) -> Value {
+    eventually("the batch job to finish", || async {
+        let (status, job) = s.get_json(&format!("/v2/batches/{id}"), token).await;
+        assert_eq!(status, StatusCode::OK, "{job}");
+        (job["state"] == "finished").then_some(job)
+    })
+    .await
+}
+
+/// `count` orders in checkout of the shop, one unit of `variant` each.
+async fn carts(s: &TestServer, token: &str, variant: i64, count: usize) -> Vec<i64> {
+    let mut ids = Vec::with_capacity(count);
+    for _ in 0..count {
+        ids.push(new_order(s, token, s.shop_id(), variant).await);
+    }
+    ids
+}
+
+async fn over_a_hundred_orders_a_job_moves_them(s: TestServer) {
+    let token = s.owner_token().await;
+    let (product, variant) = stocked(&s, &token, "JOB", 500).await;
+    let mut ids = carts(&s, &token, variant, 118).await;
+    let other = s.seed_another_account().await;
+    let theirs = {
+        let intruder = s.owner_token_of(&other).await;
+        let (_, their_variant) = stocked(&s, &intruder, "THEIRS", 5).await;
+        new_order(&s, &intruder, other.shops[0].id, their_variant).await
+    };
+    let cancelled = ids[7];
+    let (status, answer) = batch(
+        &s,
+        &token,
+        json!({"ids": [cancelled], "status": "cancelled"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    // Unknown and foreign orders among the first and last of the job's chunks.
+    ids.insert(3, theirs);
+    ids.push(theirs + 1000);
+    assert_eq!(ids.len(), 120);
+
+    let job = started(&s, &token, &ids, "pending").await;
+    let id = job["id"].as_i64().unwrap();
+    assert_eq!(job["status"], "placed");
+    assert_eq!(s.event_count("batches.created").await, 1);
+    let done = finished(&s, &token, id).await;
+    assert_eq!(done["total"], 120);
+    assert_eq!(done["processed"], 120);
+    assert_eq!(done["succeeded"], 117);
+    assert_eq!(done["failed"], 3);
+    assert!(done["finished_on"].is_string(), "{done}");
+    assert_eq!(
+        invalid(&done),
+        [
+            (theirs, vec!["id".to_owned()]),
+            (cancelled, vec!["status".to_owned()]),
+            (theirs + 1000, vec!["id".to_owned()]),
+        ]
+    );
+    let items = done["_embedded"]["invalid_items"].as_array().unwrap();
+    assert_eq!(items[0]["errors"], items[2]["errors"]);
+    assert!(done["_links"]["shops:shop"]["href"].is_string(), "{done}");
+
+    // Each order moved once, with its stock and its one event; the others not at all.
+    for order in ids
+        .iter()
+        .filter(|o| ![theirs, theirs + 1000, cancelled].contains(o))
+    {
+        assert_eq!(
+            events_of(&s, "orders.updated.placed", *order).await,
+            1,
+            "order {order}"
+        );
+    }
+    assert_eq!(s.event_count("orders.updated.placed").await, 117);
+    assert_eq!(status_of(&s, &token, cancelled).await, "cancelled");
+    assert_eq!(stock_of(&s, &token, product, variant).await, 500 - 117);
+    // The end is heard once, with the job as its GET shows it.
+    let finished_events = eventually("the finished event", || async {
+        let count = s.event_count("batches.finished").await;
+        (count > 0).then_some(count)
+    })
+    .await;
+    assert_eq!(finished_events, 1);
+    let items: Vec<(String,)> =
+        s.db.rows("SELECT item FROM events WHERE topic = 'batches.finished'")
+            .await;
+    let item: Value = serde_json::from_str(&items[0].0).unwrap();
+    assert_eq!(item["state"], "finished", "{item}");
+    assert_eq!(item["succeeded"], 117);
+    assert_eq!(
+        item["_embedded"]["invalid_items"],
+        done["_embedded"]["invalid_items"]
+    );
+}
+
+async fn a_job_done_again_from_saved_progress_moves_nothing_twice(s: TestServer) {
+    let token = s.owner_token().await;
+    let (product, variant) = stocked(&s, &token, "AGAIN", 300).await;
+    let ids = carts(&s, &token, variant, 130).await;
+    let job = started(&s, &token, &ids, "placed").await;
+    let id = job["id"].as_i64().unwrap();
+    finished(&s, &token, id).await;
+    assert_eq!(s.event_count("orders.updated.placed").await, 130);
+    // As after a crash between the moves of a chunk and the save of its progress: the
+    // job stands where its last save left it, and the worker does those orders again.
+    s.db.execute(&format!(
+        "UPDATE batches SET state = 'running', processed = 50, succeeded = 50, failed = 0, \
+         invalid_items = '[]', finished_on = NULL WHERE id = {id}"
+    ))
+    .await;
+    let again = eventually("the job to finish again", || async {
+        let (_, job) = s.get_json(&format!("/v2/batches/{id}"), &token).await;
+        (job["state"] == "finished").then_some(job)
+    })
+    .await;
+    assert_eq!(
+        (again["processed"].as_i64(), again["succeeded"].as_i64()),
+        (Some(130), Some(130))
+    );
+    assert_eq!(again["_embedded"]["invalid_items"], json!([]));
+    assert_eq!(s.event_count("orders.updated.placed").await, 130);
+    assert_eq!(stock_of(&s, &token, product, variant).await, 300 - 130);
+}
+
+async fn jobs_are_read_by_their_account_with_batches_read(s: TestServer) {
+    let token = s.owner_token().await;
+    let ids: Vec<i64> = (900_001..=900_101).collect();
+    // Moving orders needs orders.write only; following the job needs batches.read.
+    let writer = s
+        .password_token(
+            &s.demo.user.email,
+            &s.demo.user.password,
+            Some("orders.write"),
+        )
+        .await;
+    let job = started(&s, &writer, &ids, "closed").await;
+    let id = job["id"].as_i64().unwrap();
+    let answer = s.get_json(&format!("/v2/batches/{id}"), &writer).await;
+    assert_error(&answer, StatusCode::FORBIDDEN, "insufficient_scope");
+    let answer = s.get_json("/v2/batches", &writer).await;
+    assert_error(&answer, StatusCode::FORBIDDEN, "insufficient_scope");
+    let reader = s
+        .password_token(
+            &s.demo.user.email,
+            &s.demo.user.password,
+            Some("batches.read"),
+        )
+        .await;
+    let done = finished(&s, &reader, id).await;
+    assert_eq!(
+        (done["succeeded"].as_i64(), done["failed"].as_i64()),
+        (Some(0), Some(101))
+    );
+    let (_, root) = s.get_json("/v2", &reader).await;
+    assert!(
+        root["_links"]["batches:batch"]["templated"] == true,
+        "{root}"
+    );
+    let (_, root) = s.get_json("/v2", &writer).await;
+    assert!(root["_links"].get("batches:batches").is_none());
+
+    // The list: newest first, by state and shop.
+    let second = started(&s, &token, &ids, "closed").await;
+    finished(&s, &token, second["id"].as_i64().unwrap()).await;
+    let (status, list) = s.get_json("/v2/batches", &reader).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(ids_of_list(&list), [second["id"].as_i64().unwrap(), id]);
+    assert_eq!(list["total_items"], 2);
+    let (_, none) = s.get_json("/v2/batches?state=pending", &reader).await;
+    assert_eq!(none["total_items"], 0, "{none}");
+    let (_, by_shop) = s
+        .get_json(
+            &format!(
+                "/v2/batches?state=finished&shop_ids={}&sort=id.asc",
+                s.shop_id()
+            ),
+            &reader,
+        )
+        .await;
+    assert_eq!(ids_of_list(&by_shop), [id, second["id"].as_i64().unwrap()]);
+    let answer = s
+        .get_json("/v2/batches?state=done&shop_ids=x", &reader)
+        .await;
+    assert_eq!(answer.0, StatusCode::UNPROCESSABLE_ENTITY, "{}", answer.1);
+    assert_eq!(error_fields(&answer.1), ["state", "shop_ids"]);
+
+    // Another account sees none of it.
+    let other = s.seed_another_account().await;
+    let intruder = s.owner_token_of(&other).await;
+    let answer = s.get_json(&format!("/v2/batches/{id}"), &intruder).await;
+    assert_error(&answer, StatusCode::NOT_FOUND, "not_found");
+    let (_, theirs) = s.get_json("/v2/batches", &intruder).await;
+    assert_eq!(theirs["total_items"], 0, "{theirs}");
+    let answer = s
+        .call(
+            Method::POST,
+            &format!("/v2/shops/{}/orders/batch_updates", s.shop_id()),
+            &intruder,
+            Some(json!({"ids": ids, "status": "closed"})),
+        )
+        .await;
+    assert_error(&answer, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM batches").await, 2);
+}
+
+fn ids_of_list(list: &Value) -> Vec<i64> {
+    ids(&list["_embedded"]["items"])
 }

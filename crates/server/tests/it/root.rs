@@ -74,6 +74,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(s: TestServer) {
     assert_eq!(
         curies,
         [
+            "batches",
             "collections",
             "customers",
             "orders",
@@ -225,6 +226,21 @@ async fn every_root_link_answers(s: TestServer) {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     ids.push(("orders:order", order["id"].as_i64().unwrap()));
+    let unknown: Vec<i64> = (900_001..=900_101).collect();
+    let (status, job) = json(
+        s.request(
+            Method::POST,
+            &format!("/v2/shops/{}/orders/batch_updates", s.shop_id()),
+            &token,
+        )
+        .json(&json!({"ids": unknown, "status": "closed"}))
+        .send()
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    ids.push(("batches:batch", job["id"].as_i64().unwrap()));
     let (_, root) = json(s.get("/v2", &token).send().await.unwrap()).await;
     let links = root["_links"].as_object().unwrap();
     for (rel, link) in links {

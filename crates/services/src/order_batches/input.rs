@@ -3,20 +3,21 @@
 use std::collections::HashSet;
 
 use domain::FieldErrors;
+use domain::batch::ITEMS_MAX;
 use domain::order::{OrderStatus, Transition};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// The most orders one request moves. Larger batches are left to a background job, which
-/// this server does not run yet.
-pub const IDS_MAX: usize = 100;
+/// The most orders one request moves itself; a larger batch (up to
+/// `domain::batch::ITEMS_MAX`) becomes a job the worker does.
+pub const NOW_MAX: usize = 100;
 
 /// The orders to move and the status to move them to. Bootic v1's form is accepted too:
 /// the status under `additions`, with its names `pending` (placed) and `invalid`
 /// (cancelled).
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 pub struct BatchUpdate {
-    /// The orders' ids, each once: 1 to 100 of them.
+    /// The orders' ids, each once: 1 to 10000 of them (over 100, a background job).
     #[serde(default)]
     pub ids: Option<Vec<i64>>,
     /// `placed`, `closed`, `shipped` or `cancelled` (or Bootic's `pending` and `invalid`).
@@ -37,8 +38,32 @@ pub struct Additions {
 #[derive(Clone, Debug)]
 pub struct Batch {
     pub ids: Vec<i64>,
+    pub target: Move,
+}
+
+impl Batch {
+    /// Whether the request does it itself rather than leave it to a job.
+    pub fn runs_now(&self) -> bool {
+        self.ids.len() <= NOW_MAX
+    }
+}
+
+/// A status and the move of the state machine that ends in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
     pub status: OrderStatus,
     pub transition: Transition,
+}
+
+impl Move {
+    /// The move to `status`; none to checkout, where no move leads.
+    pub fn to(status: OrderStatus) -> Option<Self> {
+        Transition::ALL
+            .iter()
+            .copied()
+            .find(|t| t.target() == status)
+            .map(|transition| Self { status, transition })
+    }
 }
 
 impl BatchUpdate {
@@ -47,9 +72,12 @@ impl BatchUpdate {
         let mut errors = FieldErrors::new();
         let ids = self.ids.unwrap_or_default();
         if ids.is_empty() {
-            errors.add("ids", "give the ids of 1 to 100 orders");
-        } else if ids.len() > IDS_MAX {
-            errors.add("ids", format!("at most {IDS_MAX} orders are moved at once"));
+            errors.add("ids", format!("give the ids of 1 to {ITEMS_MAX} orders"));
+        } else if ids.len() > ITEMS_MAX {
+            errors.add(
+                "ids",
+                format!("at most {ITEMS_MAX} orders are moved by one batch"),
+            );
         } else {
             let mut seen = HashSet::with_capacity(ids.len());
             for (i, id) in ids.iter().enumerate() {
@@ -83,8 +111,8 @@ impl BatchUpdate {
                 errors.add(field, e.to_string());
                 None
             }
-            Some(Ok(status)) => match move_to(status) {
-                Some(transition) => Some((status, transition)),
+            Some(Ok(status)) => match Move::to(status) {
+                Some(target) => Some(target),
                 None => {
                     errors.add(field, "an order cannot be moved back to checkout");
                     None
@@ -92,21 +120,9 @@ impl BatchUpdate {
             },
         };
         errors.into_result()?;
-        let (status, transition) = target.expect("a status when nothing is wrong");
-        Ok(Batch {
-            ids,
-            status,
-            transition,
-        })
+        let target = target.expect("a status when nothing is wrong");
+        Ok(Batch { ids, target })
     }
-}
-
-/// The move of the state machine that ends in `status`.
-fn move_to(status: OrderStatus) -> Option<Transition> {
-    Transition::ALL
-        .iter()
-        .copied()
-        .find(|t| t.target() == status)
 }
 
 #[cfg(test)]
@@ -124,13 +140,13 @@ mod tests {
     fn statuses_by_either_name_and_form() {
         let b = batch(serde_json::json!({"ids": [1, 2], "status": "pending"})).unwrap();
         assert_eq!(
-            (b.status, b.transition),
+            (b.target.status, b.target.transition),
             (OrderStatus::Placed, Transition::Place)
         );
         let b = batch(serde_json::json!({"ids": [1], "additions": {"status": "invalid"}})).unwrap();
-        assert_eq!(b.transition, Transition::Cancel);
+        assert_eq!(b.target.transition, Transition::Cancel);
         let b = batch(serde_json::json!({"ids": [1], "status": "shipped"})).unwrap();
-        assert_eq!(b.transition, Transition::Ship);
+        assert_eq!(b.target.transition, Transition::Ship);
     }
 
     #[test]
@@ -144,7 +160,16 @@ mod tests {
                 .unwrap_err(),
             ["ids[1]", "ids[2]", "additions.status"]
         );
-        let many: Vec<i64> = (1..=101).collect();
+        let most: Vec<i64> = (1..=10_000).collect();
+        let b = batch(serde_json::json!({"ids": most, "status": "closed"})).unwrap();
+        assert!(!b.runs_now());
+        let hundred: Vec<i64> = (1..=100).collect();
+        assert!(
+            batch(serde_json::json!({"ids": hundred, "status": "closed"}))
+                .unwrap()
+                .runs_now()
+        );
+        let many: Vec<i64> = (1..=10_001).collect();
         assert_eq!(
             batch(serde_json::json!({"ids": many, "status": "closed"})).unwrap_err(),
             ["ids"]

@@ -1,16 +1,30 @@
 //! Batch status updates: many of a shop's orders moved to one status, each order by the
 //! orders' own move (its transaction, its stock, its event), so that one order's failure
-//! undoes no other's.
+//! undoes no other's. Up to `input::NOW_MAX` orders are moved by the request; more become
+//! a job (`crate::batches`) whose worker moves them with [`move_one`] too.
 
 pub mod input;
 
 use domain::FieldErrors;
+use domain::batch::{BatchKind, InvalidItem};
+use storage::ScopedExt;
+use storage::batches::{Batch as Job, NewBatch};
 use storage::orders as stored;
 use storage::shops;
 
+pub use self::input::Move;
 use self::input::{Batch, BatchUpdate};
 use crate::orders::{self, FullOrder};
-use crate::{Actor, ServiceError, ServiceResult, Services, Unconditional};
+use crate::{Actor, Op, ServiceError, ServiceResult, Services, Shown, Unconditional, batches};
+
+/// What a batch request started.
+#[derive(Debug)]
+pub enum Started {
+    /// Moved by the request: what became of each order.
+    Done(Batch, Outcome),
+    /// Too many for one request: the job that will move them, as its GET shows it.
+    Queued(Shown<Job>),
+}
 
 /// What became of each order of a batch, in the order the batch named them.
 #[derive(Debug, Default)]
@@ -21,64 +35,95 @@ pub struct Outcome {
     pub invalid: Vec<InvalidItem>,
 }
 
-/// An order a batch could not move.
-#[derive(Debug)]
-pub struct InvalidItem {
-    pub id: i64,
-    pub errors: FieldErrors,
-}
-
 /// What an unknown order is told: the same for a missing order, another shop's and
 /// another account's, so that nothing is learnt of others' orders.
 const NOT_FOUND: &str = "no order with this id in the shop";
 
-/// Moves each named order of the shop to the batch's status. The input is checked whole
-/// first (nothing is written when it is refused); then each order moves on its own. An
-/// order already in the status counts as moved, without a second event, so a batch may be
+/// Moves each named order of the shop to the batch's status, or, for more than
+/// `input::NOW_MAX` orders, writes the job that will. The input is checked whole first
+/// (nothing is written when it is refused); then each order moves on its own. An order
+/// already in the status counts as moved, without a second event, so a batch may be
 /// repeated, or run alongside an identical one, harmlessly.
 pub async fn update_statuses(
     services: &Services,
     actor: &Actor,
     shop_id: i64,
     input: BatchUpdate,
-) -> ServiceResult<(Batch, Outcome)> {
+) -> ServiceResult<Started> {
     let batch = input.validate()?;
+    if !batch.runs_now() {
+        return queue(services, actor, shop_id, &batch)
+            .await
+            .map(Started::Queued);
+    }
     shops::find(services.db(), actor.tenant, shop_id)
         .await?
         .ok_or(ServiceError::NotFound)?;
     let mut outcome = Outcome::default();
     for &id in &batch.ids {
-        match move_one(services, actor, shop_id, id, &batch).await? {
+        match move_one(services, actor, shop_id, id, batch.target).await? {
             Ok(order) => outcome.valid.push(order),
-            Err(errors) => outcome.invalid.push(InvalidItem { id, errors }),
+            Err(errors) => outcome.invalid.push(InvalidItem {
+                id,
+                errors: errors.errors().to_vec(),
+            }),
         }
     }
-    Ok((batch, outcome))
+    Ok(Started::Done(batch, outcome))
 }
 
-/// Moves one order; `Ok(Err(..))` says why it was not moved.
-async fn move_one(
+/// Writes the job that moves the batch's orders.
+async fn queue(
+    services: &Services,
+    actor: &Actor,
+    shop_id: i64,
+    batch: &Batch,
+) -> ServiceResult<Shown<Job>> {
+    let op = Op::new(services, actor);
+    services
+        .write(|tx| {
+            async move {
+                let shop = shops::find(&mut *tx, op.actor.tenant, shop_id)
+                    .await?
+                    .ok_or(ServiceError::NotFound)?;
+                let new = NewBatch {
+                    account_id: shop.account_id,
+                    seller_id: shop.seller_id,
+                    shop_id,
+                    kind: BatchKind::OrderStatus,
+                    target_status: batch.target.status,
+                    item_ids: &batch.ids,
+                };
+                batches::enqueue(tx, op, &shop, &new).await
+            }
+            .scoped()
+        })
+        .await
+}
+
+/// Moves one order of the shop; `Ok(Err(..))` says why it was not moved.
+pub(crate) async fn move_one(
     services: &Services,
     actor: &Actor,
     shop_id: i64,
     id: i64,
-    batch: &Batch,
+    target: Move,
 ) -> ServiceResult<Result<FullOrder, FieldErrors>> {
     let not_found = || FieldErrors::single("id", NOT_FOUND);
     let Some(current) = in_shop(services, actor, shop_id, id).await? else {
         return Ok(Err(not_found()));
     };
-    if current.order.status == batch.status {
+    if current.order.status == target.status {
         return Ok(Ok(current));
     }
     let moved =
-        orders::transition(services, actor, id, &Unconditional, batch.transition, None).await;
+        orders::transition(services, actor, id, &Unconditional, target.transition, None).await;
     match moved {
         Ok(moved) => Ok(Ok(moved.value)),
         // A concurrent write may have moved it there first: then it is where it was asked
         // to be, and that write recorded the move's one event.
         Err(ServiceError::Invalid(errors)) => {
-            match reached(services, actor, shop_id, id, batch).await? {
+            match reached(services, actor, shop_id, id, target).await? {
                 Some(order) => Ok(Ok(order)),
                 None => Ok(Err(errors)),
             }
@@ -105,15 +150,15 @@ async fn in_shop(
     Ok(Some(FullOrder { order, lines }))
 }
 
-/// The order, when it is now in the batch's status.
+/// The order, when it is now in the target status.
 async fn reached(
     services: &Services,
     actor: &Actor,
     shop_id: i64,
     id: i64,
-    batch: &Batch,
+    target: Move,
 ) -> ServiceResult<Option<FullOrder>> {
     Ok(in_shop(services, actor, shop_id, id)
         .await?
-        .filter(|o| o.order.status == batch.status))
+        .filter(|o| o.order.status == target.status))
 }

@@ -228,6 +228,14 @@ impl Fixture {
         )
         .await;
         values.push(("admin", id(&admin)));
+        // A batch job over orders that do not exist: it writes nothing but itself.
+        let unknown: Vec<i64> = (900_001..=900_101).collect();
+        let job = post(
+            format!("/v2/shops/{}/orders/batch_updates", s.shop_id()),
+            json!({"ids": unknown, "status": "closed"}),
+        )
+        .await;
+        values.push(("batch", id(&job)));
         // No invitation has this code: the page's forms are refused, so nothing changes.
         values.push(("invitation", "not-an-invitation-code".into()));
         values.push(("address", id(&customer["addresses"][0])));
@@ -1219,14 +1227,16 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             input: Input::None,
             kind: Kind::OAuth,
         },
-        // Last of all (it moves the fixture's order), so that the routes before it meet
-        // the same hostile values whatever is added here.
+        // Last of the writes (it moves the fixture's order), so that the routes before it
+        // meet the same hostile values whatever is added after it.
         api(
             Method::POST,
             "/v2/shops/{shop}/orders/batch_updates",
             vec![],
             body(json!({"ids": [id("order")], "status": "cancelled"})),
         ),
+        get("/v2/batches", list(&["state", "shop_ids"], false)),
+        get("/v2/batches/{batch}", vec![]),
     ]
 }
 

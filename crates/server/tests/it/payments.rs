@@ -24,6 +24,7 @@ on_both_backends!(
     the_card_number_decides_the_outcome,
     partial_payments_then_the_total_closes_the_order,
     manual_methods_record_money_received,
+    a_disabled_method_charges_no_card_but_records_money_received,
     cancelling_a_paid_order_refunds_every_charge,
     a_refund_the_gateway_fails_is_retried_then_given_up,
     parallel_payments_charge_the_order_once,
@@ -615,6 +616,16 @@ async fn partial_payments_then_the_total_closes_the_order(s: TestServer) {
         (&after["paid_total"], &after["outstanding"]),
         (&json!(300), &json!(700))
     );
+    // The order's money changed without a move: subscribers hear orders.updated.
+    let updates: Vec<(String,)> =
+        s.db.rows("SELECT item FROM events WHERE topic = 'orders.updated'")
+            .await;
+    assert_eq!(updates.len(), 1);
+    let heard: Value = serde_json::from_str(&updates[0].0).unwrap();
+    assert_eq!(
+        (&heard["paid_total"], &heard["outstanding"]),
+        (&json!(300), &json!(700))
+    );
     let (status, over) = pay(
         &s,
         &token,
@@ -638,6 +649,8 @@ async fn partial_payments_then_the_total_closes_the_order(s: TestServer) {
     let closed = get_order(&s, &token, &order).await;
     assert_eq!(closed["status"], "closed");
     assert_eq!(closed["paid_total"], 1000);
+    // The payment that closed it is heard as the close alone.
+    assert_eq!(s.event_count("orders.updated").await, 1);
     // A checkout order takes no payment.
     let variant = variant(&s, &token, 100).await;
     let (_, cart) = s
@@ -680,6 +693,51 @@ async fn manual_methods_record_money_received(s: TestServer) {
     s.assert_documented();
 }
 
+async fn a_disabled_method_charges_no_card_but_records_money_received(s: TestServer) {
+    let token = s.owner_token().await;
+    let gateway = add_method(&s, &token, s.shop_id(), json!({"type": "test_gateway"})).await;
+    let bank = add_method(&s, &token, s.shop_id(), json!({"type": "bank_transfer"})).await;
+    let by_card = placed_order(&s, &token, &gateway, 800).await;
+    let by_transfer = placed_order(&s, &token, &bank, 900).await;
+    let toggle = |method: &Value, enabled: bool| {
+        let path = format!("{}/{}", methods_path(s.shop_id()), method["id"]);
+        let token = token.clone();
+        let s = &s;
+        async move {
+            let (status, changed) = s
+                .call(
+                    Method::PUT,
+                    &path,
+                    &token,
+                    Some(json!({"enabled": enabled})),
+                )
+                .await;
+            assert_eq!(status, StatusCode::OK, "{changed}");
+        }
+    };
+    toggle(&gateway, false).await;
+    toggle(&bank, false).await;
+    let events = s.db.scalar("SELECT COUNT(*) FROM events").await;
+    let (status, refused) = pay(&s, &token, &by_card, json!({"card": card(APPROVE)})).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(error_fields(&refused), ["payment_method_id"]);
+    assert!(payments_of(&s, &token, &by_card).await.is_empty());
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM events").await, events);
+    // Money a buyer already sent is recorded whatever the method's state.
+    let (status, recorded) = pay(&s, &token, &by_transfer, json!({"reference": "TRX-9"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{recorded}");
+    assert_eq!(
+        get_order(&s, &token, &by_transfer).await["status"],
+        "closed"
+    );
+    // Enabled again, the gateway charges.
+    toggle(&gateway, true).await;
+    let (status, approved) = pay(&s, &token, &by_card, json!({"card": card(APPROVE)})).await;
+    assert_eq!(status, StatusCode::CREATED, "{approved}");
+    assert_eq!(get_order(&s, &token, &by_card).await["status"], "closed");
+    s.assert_documented();
+}
+
 async fn cancelling_a_paid_order_refunds_every_charge(s: TestServer) {
     let token = s.owner_token().await;
     let gateway = add_method(&s, &token, s.shop_id(), json!({"type": "test_gateway"})).await;
@@ -718,6 +776,9 @@ async fn cancelling_a_paid_order_refunds_every_charge(s: TestServer) {
         ]
     );
     assert_eq!(payments[2]["charge_id"], payments[0]["id"]);
+    // The first, partial charge and each refund made through the gateway after the cancel
+    // changed the order's money without a move: each is heard as orders.updated.
+    assert_eq!(s.event_count("orders.updated").await, 3);
     assert!(
         payments[2]["reference"]
             .as_str()

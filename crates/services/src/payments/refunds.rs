@@ -194,10 +194,11 @@ async fn finish(
     let Some(finalized) = stored::finalize(tx, refund.id, &outcome, op.now).await? else {
         return Ok(true);
     };
+    let shop = shop_of(tx, op, order.shop_id).await?;
     if finalized.status == PaymentStatus::Approved {
         stored::add_to_order(tx, order.id, 0, finalized.amount, op.now).await?;
+        crate::orders::record_money_change(tx, op, &shop, order.id).await?;
     }
-    let shop = shop_of(tx, op, order.shop_id).await?;
     record(tx, op, topic::ORDER_REFUNDS_CREATED, &shop, &finalized).await?;
     Ok(true)
 }

@@ -220,8 +220,8 @@ async fn start(
     })
 }
 
-/// The order's payment method, which must still exist (else a 422 on
-/// `payment_method_id`, added to `errors`).
+/// The order's payment method, which must still exist and, to charge a card, be enabled
+/// (else a 422 on `payment_method_id`, added to `errors`).
 async fn method_of(
     tx: &mut Tx,
     op: Op<'_>,
@@ -238,11 +238,18 @@ async fn method_of(
     let method = payment_methods::find(&mut *tx, op.actor.tenant, id)
         .await?
         .filter(|m| m.shop_id == order.shop_id);
-    if method.is_none() {
-        errors.add(
+    match &method {
+        None => errors.add(
             "payment_method_id",
             "the order's payment method was deleted: it takes no new payment",
-        );
+        ),
+        // A disabled gateway charges nothing; money a buyer already sent by hand is
+        // still recorded.
+        Some(m) if !m.enabled && m.method_type.takes_cards() => errors.add(
+            "payment_method_id",
+            "the order's payment method is disabled: it charges no card until it is enabled",
+        ),
+        Some(_) => {}
     }
     Ok(method)
 }
@@ -304,8 +311,9 @@ pub(crate) async fn finalize_charge(
 }
 
 /// What a charge's final status does to its order (locked by the caller): an approved
-/// one counts towards `paid_total`, closes a placed order paid in full, and is refunded at
-/// once when the order was cancelled meanwhile; every one records its event.
+/// one counts towards `paid_total`, closes a placed order paid in full (its close is the
+/// order's event), else records `orders.updated`, and is refunded at once when the order
+/// was cancelled meanwhile; every one records its payment's event.
 async fn settle_charge(
     tx: &mut Tx,
     op: Op<'_>,
@@ -321,8 +329,11 @@ async fn settle_charge(
             OrderStatus::Placed if balance.is_paid() => {
                 close(tx, op, current).await?;
             }
-            OrderStatus::Cancelled => refunds::open(tx, op, &shop, &current.order).await?,
-            _ => {}
+            OrderStatus::Cancelled => {
+                refunds::open(tx, op, &shop, &current.order).await?;
+                super::record_money_change(tx, op, &shop, order.id).await?;
+            }
+            _ => super::record_money_change(tx, op, &shop, order.id).await?,
         }
     }
     let shown = record(tx, op, topic::ORDER_PAYMENTS_CREATED, &shop, &payment).await?;

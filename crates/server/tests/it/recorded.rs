@@ -365,6 +365,37 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
         S::CREATED,
     )
     .await;
+    // Documents: numbered at once, pending (no worker renders them here).
+    let invoice = r
+        .send(
+            M::POST,
+            &format!("{paid_path}/documents"),
+            Some(json!({"kind": "invoice"})),
+            S::ACCEPTED,
+        )
+        .await;
+    r.get(&format!("{paid_path}/documents/{}", invoice["id"]))
+        .await;
+    r.get(&format!("{paid_path}/documents")).await;
+    // Batches: moved by the request up to 100 orders, else a job (pending here).
+    r.send(
+        M::POST,
+        &format!("{orders}/batch_updates"),
+        Some(json!({"ids": [paid["id"], 999_999], "status": "closed"})),
+        S::OK,
+    )
+    .await;
+    let unknown: Vec<i64> = (900_001..=900_101).collect();
+    let job = r
+        .send(
+            M::POST,
+            &format!("{orders}/batch_updates"),
+            Some(json!({"ids": unknown, "status": "closed"})),
+            S::ACCEPTED,
+        )
+        .await;
+    r.get(&format!("/v2/batches/{}", job["id"])).await;
+    r.get("/v2/batches").await;
     r.send(M::PUT, &format!("{paid_path}/cancel"), None, S::OK)
         .await;
     r.get(&format!("{paid_path}/payments")).await;

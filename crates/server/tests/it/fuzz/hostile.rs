@@ -1,5 +1,6 @@
 //! The hostile values the fuzz test sends, and the fixed-seed generator that picks among
-//! them, so that every run sends the same requests and a failure replays exactly.
+//! them (one stream per route), so that every run sends the same requests and a failure
+//! replays exactly.
 
 use serde_json::{Value, json};
 
@@ -9,6 +10,18 @@ pub struct Rng(u64);
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Self(seed.max(1))
+    }
+
+    /// The stream of one route: the run's seed mixed with the route's method and path
+    /// (FNV-1a), so that a route's picks do not depend on the routes before it, and a
+    /// route added to the table changes no other's.
+    pub fn for_route(seed: u64, method: &str, path: &str) -> Self {
+        let mut hash: u64 = 0xCBF2_9CE4_8422_2325;
+        for byte in method.bytes().chain([b' ']).chain(path.bytes()) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01B3);
+        }
+        Self::new(seed ^ hash)
     }
 
     pub fn next(&mut self) -> u64 {

@@ -186,7 +186,7 @@ pub async fn store_file(
 /// Records a failed rendering of a pending document: tried again at `retry_on`, or, with
 /// none, marked failed for good with `reason`.
 pub async fn record_failure(
-    db: &Database,
+    tx: &mut Tx,
     document: &Document,
     reason: &str,
     retry_on: Option<Timestamp>,
@@ -196,7 +196,7 @@ pub async fn record_failure(
         Some(_) => DocumentStatus::Pending,
         None => DocumentStatus::Failed,
     };
-    with_conn!(Exec::Db(db), |c| {
+    with_conn!(Exec::Tx(tx), |c| {
         sqlx::query(
             "UPDATE order_documents SET status = $1, attempts = attempts + 1, failure_reason = $2, \
              next_attempt_on = $3, updated_on = $4 WHERE id = $5 AND status = 'pending'",

@@ -1,5 +1,6 @@
 //! The shape of the code, checked: within a crate, no two top-level modules import each
-//! other, so each crate's modules form layers that can be read (and changed) bottom up.
+//! other, so each crate's modules form layers that can be read (and changed) bottom up;
+//! and no storage function writes through the pool a query reads from.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -24,6 +25,36 @@ fn no_two_modules_of_a_crate_import_each_other() {
     assert!(
         found.is_empty(),
         "modules that import each other: {found:?}"
+    );
+}
+
+/// On SQLite the pool behind `Exec::Db` is opened read-only (writes go through a
+/// transaction, or the write helpers, on the single writer), so a write sent there fails
+/// on SQLite alone, and only when its path runs: this finds such a function before then.
+#[test]
+fn storage_writes_never_go_through_the_read_pool() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../storage/src");
+    let mut found = Vec::new();
+    for file in rust_files(&src) {
+        let code = code_of(&file);
+        for function in code.split("async fn ").skip(1) {
+            let name = function.split(['(', '<']).next().unwrap_or_default();
+            let writes = function.contains("INSERT INTO")
+                || function.contains("DELETE FROM")
+                || (function.contains("UPDATE ") && function.contains(" SET "));
+            if writes && function.contains("Exec::Db(") {
+                let file = file
+                    .strip_prefix(&src)
+                    .unwrap_or(&file)
+                    .display()
+                    .to_string();
+                found.push(format!("{file}: {name}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "storage functions that write through the read pool: {found:?}"
     );
 }
 

@@ -6,11 +6,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use domain::Clock as _;
 use reqwest::{Method, StatusCode, header};
 use serde_json::{Value, json};
 
 use crate::on_both_backends;
-use crate::support::{TestServer, assert_error, error_fields, eventually};
+use crate::support::{Backend, TestServer, assert_error, error_fields, eventually};
 
 on_both_backends!(
     an_invoice_is_generated_and_its_pdf_holds_the_order,
@@ -19,6 +20,7 @@ on_both_backends!(
     concurrent_requests_take_each_number_once,
     refusals_write_nothing,
     other_accounts_and_missing_scopes_see_nothing,
+    a_document_that_cannot_be_rendered_is_tried_three_times_then_failed,
 );
 
 /// An order of two lines (3 shirts at 15.00, 1 pair of socks at 4.50) with 5.00 shipping,
@@ -399,4 +401,89 @@ async fn other_accounts_and_missing_scopes_see_nothing(s: TestServer) {
         assert_error(&answer, StatusCode::FORBIDDEN, "insufficient_scope");
     }
     assert_eq!(s.event_count("orders.documents.created").await, 1);
+}
+
+async fn a_document_that_cannot_be_rendered_is_tried_three_times_then_failed(backend: Backend) {
+    let start = domain::Timestamp::from_secs(domain::SystemClock.now().as_secs());
+    let clock = Arc::new(domain::clock::ManualClock::new(start));
+    let manual = clock.clone() as Arc<dyn domain::Clock>;
+    // The API alone first, so that the document waits while its order is taken away.
+    let s = TestServer::start_with(backend, {
+        let manual = manual.clone();
+        move |c| {
+            c.clock = manual;
+            c.role = server::NodeRole::Api;
+        }
+    })
+    .await;
+    let token = s.owner_token().await;
+    let order = order_in(&s, &token, s.shop_id(), &["place", "close"]).await;
+    let (status, doc) = ask(&s, &token, &order, json!({"kind": "invoice"})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{doc}");
+    // The order, moved to another account behind the server's back, cannot be read in the
+    // document's tenant: every rendering fails.
+    let other = s.seed_another_account().await;
+    let (id, account) = (order["id"].as_i64().unwrap(), s.demo.account_id);
+    s.db.execute(&format!(
+        "UPDATE orders SET account_id = {} WHERE id = {id}",
+        other.account_id
+    ))
+    .await;
+    let mut config = server::ServeConfig::defaults();
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.database_url = s.db.url.clone();
+    config.clock = manual;
+    config.role = server::NodeRole::Worker;
+    let worker = TestServer::start_on(s.db.clone(), config).await;
+
+    let path = format!("/v2/orders/{id}/documents/{}", doc["id"]);
+    let attempts = || async {
+        s.db.scalar(&format!(
+            "SELECT attempts FROM order_documents WHERE id = {}",
+            doc["id"]
+        ))
+        .await
+    };
+    for (attempt, wait) in [(1, 5), (2, 10)] {
+        eventually("a failed attempt", || async {
+            (attempts().await == attempt).then_some(())
+        })
+        .await;
+        let (_, pending) = s.get_json(&path, &token).await;
+        assert_eq!(pending["status"], "pending", "{pending}");
+        assert_eq!(
+            pending["failure_reason"],
+            "the document could not be rendered"
+        );
+        // Not tried again before its delay.
+        clock.advance_secs(wait - 1);
+        assert_eq!(attempts().await, attempt);
+        clock.advance_secs(1);
+    }
+    let failed = eventually("the document to fail", || async {
+        let (_, doc) = s.get_json(&path, &token).await;
+        (doc["status"] == "failed").then_some(doc)
+    })
+    .await;
+    assert_eq!(attempts().await, 3);
+    assert!(failed["_links"].get("orders:document_file").is_none());
+    assert!(failed["generated_on"].is_null());
+    let answer = s.get_json(&format!("{path}/file"), &token).await;
+    assert_error(&answer, StatusCode::NOT_FOUND, "not_found");
+    assert_eq!(s.event_count("orders.documents.generated").await, 0);
+    clock.advance_secs(60);
+
+    // Given back, the order's next document is rendered; the failed one stays failed.
+    s.db.execute(&format!(
+        "UPDATE orders SET account_id = {account} WHERE id = {id}"
+    ))
+    .await;
+    let (status, next) = ask(&s, &token, &order, json!({"kind": "invoice"})).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{next}");
+    assert_eq!(next["number"], "INV-1002");
+    ready(&s, &token, &next).await;
+    let (_, still) = s.get_json(&path, &token).await;
+    assert_eq!(still["status"], "failed");
+    assert_eq!(attempts().await, 3);
+    worker.stop().await;
 }

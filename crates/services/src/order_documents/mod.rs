@@ -138,8 +138,15 @@ async fn fail(services: &Services, document: &Document, reason: &str) -> Service
     let now = services.now();
     let attempts = document.attempts + 1;
     let retry_on = (attempts < MAX_ATTEMPTS).then(|| now.plus_secs(retry_delay_secs(attempts)));
-    stored::record_failure(services.db(), document, reason, retry_on, now).await?;
-    Ok(())
+    services
+        .write(|tx| {
+            async move {
+                stored::record_failure(tx, document, reason, retry_on, now).await?;
+                Ok(())
+            }
+            .scoped()
+        })
+        .await
 }
 
 async fn reload(tx: &mut Tx, tenant: Tenant, order_id: i64, id: i64) -> ServiceResult<Document> {

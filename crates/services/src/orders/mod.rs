@@ -493,20 +493,6 @@ async fn shop_of(tx: &mut Tx, op: Op<'_>, order: &Order) -> ServiceResult<Shop> 
         .ok_or_else(|| ServiceError::internal(format!("order {}'s shop is not found", order.id)))
 }
 
-/// Records `orders.updated` for a change of the order's money (a payment or a refund)
-/// that made no move: subscribers keeping `paid_total`, `refunded_total` or `outstanding`
-/// hear of it, with the order as it is now.
-pub(crate) async fn record_money_change(
-    tx: &mut Tx,
-    op: Op<'_>,
-    shop: &Shop,
-    id: i64,
-) -> ServiceResult<()> {
-    let written = reload(tx, op, id).await?;
-    record(tx, op, topic::ORDERS_UPDATED, shop, &written).await?;
-    Ok(())
-}
-
 /// The order as a GET by the actor shows it.
 fn show(op: Op<'_>, written: &FullOrder) -> Value {
     op.present()

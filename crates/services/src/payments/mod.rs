@@ -7,12 +7,12 @@ pub mod gateway;
 pub mod input;
 pub mod refunds;
 
-use domain::ScopeSet;
 use domain::order::OrderStatus;
 use domain::payment::{Balance, PaymentStatus};
+use domain::{ScopeSet, topic};
 use serde_json::Value;
 use storage::Tx;
-use storage::orders::Order;
+use storage::orders::{self, Order};
 use storage::payment_methods::{self, PaymentMethod};
 use storage::payments::{Outcome, Payment};
 use storage::secret_box::SecretBox;
@@ -107,4 +107,31 @@ pub(crate) async fn record(
     let change = Change::in_shop(topic, shop, "payment", payment.id, None, &doc);
     op.record(tx, change).await?;
     Ok(doc)
+}
+
+/// Records `orders.updated` for a change of the order's money (a payment or a refund)
+/// that made no move: subscribers keeping `paid_total`, `refunded_total` or `outstanding`
+/// hear of it, with the order as a GET by the actor shows it now.
+pub(crate) async fn record_money_change(
+    tx: &mut Tx,
+    op: Op<'_>,
+    shop: &Shop,
+    order_id: i64,
+) -> ServiceResult<()> {
+    let order = orders::find(&mut *tx, op.actor.tenant, order_id)
+        .await?
+        .ok_or_else(|| ServiceError::internal(format!("order {order_id} is not found")))?;
+    let lines = orders::lines_of(&mut *tx, &[order_id]).await?;
+    let doc = op.present().order(op.actor.scopes, &order, &lines);
+    let code = order.code.to_string();
+    let change = Change::in_shop(
+        topic::ORDERS_UPDATED,
+        shop,
+        "order",
+        order.id,
+        Some(&code),
+        &doc,
+    );
+    op.record(tx, change).await?;
+    Ok(())
 }

@@ -197,7 +197,7 @@ async fn finish(
     let shop = shop_of(tx, op, order.shop_id).await?;
     if finalized.status == PaymentStatus::Approved {
         stored::add_to_order(tx, order.id, 0, finalized.amount, op.now).await?;
-        crate::orders::record_money_change(tx, op, &shop, order.id).await?;
+        super::record_money_change(tx, op, &shop, order.id).await?;
     }
     record(tx, op, topic::ORDER_REFUNDS_CREATED, &shop, &finalized).await?;
     Ok(true)

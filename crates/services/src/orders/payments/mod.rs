@@ -331,9 +331,9 @@ async fn settle_charge(
             }
             OrderStatus::Cancelled => {
                 refunds::open(tx, op, &shop, &current.order).await?;
-                super::record_money_change(tx, op, &shop, order.id).await?;
+                crate::payments::record_money_change(tx, op, &shop, order.id).await?;
             }
-            _ => super::record_money_change(tx, op, &shop, order.id).await?,
+            _ => crate::payments::record_money_change(tx, op, &shop, order.id).await?,
         }
     }
     let shown = record(tx, op, topic::ORDER_PAYMENTS_CREATED, &shop, &payment).await?;

@@ -10,7 +10,7 @@ crate::rels::define_rels! {
          status counts as moved, with no second event. Answers 200 with ids, status, additions and, embedded, \
          valid_items (the orders now in the status, as orders:order shows them) and invalid_items (id and \
          errors, as [{field, messages}], for each order left as it was: not one of the shop's, or a move \
-         its status does not allow). Input refused as a whole answers 422 naming each field (ids[i] for a \
+         its status does not allow, or an order the server failed on, to be moved again). Input refused as a whole answers 422 naming each field (ids[i] for a \
          bad or repeated id) and writes nothing. Over 100 ids, the orders are moved by a batch job: the answer \
          is 202 with the job (batches:batch, also at the Location header), pending, and batches.created is \
          recorded; the job moves each order as above, saving its progress as it goes, and records \

@@ -22,6 +22,7 @@ on_both_backends!(
     over_a_hundred_orders_a_job_moves_them,
     a_job_done_again_from_saved_progress_moves_nothing_twice,
     jobs_are_read_by_their_account_with_batches_read,
+    an_order_the_server_fails_on_is_reported_and_the_others_move,
 );
 
 /// One variant with `stock` units; answers `(product_id, variant_id)`.
@@ -622,4 +623,44 @@ async fn jobs_are_read_by_their_account_with_batches_read(s: TestServer) {
 
 fn ids_of_list(list: &Value) -> Vec<i64> {
     ids(&list["_embedded"]["items"])
+}
+
+async fn an_order_the_server_fails_on_is_reported_and_the_others_move(s: TestServer) {
+    let token = s.owner_token().await;
+    let (_, variant) = stocked(&s, &token, "BROKEN", 300).await;
+    let orders = carts(&s, &token, variant, 3).await;
+    // A row the server cannot read: every read of this order fails, as a server error.
+    let broken = orders[1];
+    s.db.execute(&format!(
+        "UPDATE orders SET shipping_address = 'not json' WHERE id = {broken}"
+    ))
+    .await;
+    let (status, answer) = batch(&s, &token, json!({"ids": orders, "status": "placed"})).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(
+        ids(&answer["_embedded"]["valid_items"]),
+        [orders[0], orders[2]]
+    );
+    assert_eq!(invalid(&answer), [(broken, vec!["id".to_owned()])]);
+    let message = &answer["_embedded"]["invalid_items"][0]["errors"][0]["messages"][0];
+    assert!(
+        message.as_str().unwrap().contains("move it again"),
+        "{answer}"
+    );
+
+    // A job is not stuck on it either: it finishes, with the order among its failures.
+    let mut more = carts(&s, &token, variant, 100).await;
+    more.push(broken);
+    let job = started(&s, &token, &more, "placed").await;
+    let done = finished(&s, &token, job["id"].as_i64().unwrap()).await;
+    assert_eq!(
+        (done["succeeded"].as_i64(), done["failed"].as_i64()),
+        (Some(100), Some(1))
+    );
+    assert_eq!(invalid(&done), [(broken, vec!["id".to_owned()])]);
+    assert_eq!(s.event_count("orders.updated.placed").await, 102);
+    s.db.execute(&format!(
+        "UPDATE orders SET shipping_address = NULL WHERE id = {broken}"
+    ))
+    .await;
 }

@@ -84,7 +84,7 @@ async fn do_item(
         BatchKind::OrderStatus => {
             let target = order_batches::Move::to(batch.target_status)
                 .ok_or_else(|| ServiceError::internal("a batch's orders are moved to checkout"))?;
-            let moved = order_batches::move_one(services, actor, batch.shop_id, id, target).await?;
+            let moved = order_batches::move_one(services, actor, batch.shop_id, id, target).await;
             Ok(moved.map(|_| ()))
         }
     }

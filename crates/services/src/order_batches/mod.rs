@@ -39,6 +39,9 @@ pub struct Outcome {
 /// another account's, so that nothing is learnt of others' orders.
 const NOT_FOUND: &str = "no order with this id in the shop";
 
+/// What an order the server failed to move is told.
+const FAILED: &str = "the order could not be moved (a server error): move it again";
+
 /// Moves each named order of the shop to the batch's status, or, for more than
 /// `input::NOW_MAX` orders, writes the job that will. The input is checked whole first
 /// (nothing is written when it is refused); then each order moves on its own. An order
@@ -61,7 +64,7 @@ pub async fn update_statuses(
         .ok_or(ServiceError::NotFound)?;
     let mut outcome = Outcome::default();
     for &id in &batch.ids {
-        match move_one(services, actor, shop_id, id, batch.target).await? {
+        match move_one(services, actor, shop_id, id, batch.target).await {
             Ok(order) => outcome.valid.push(order),
             Err(errors) => outcome.invalid.push(InvalidItem {
                 id,
@@ -101,8 +104,25 @@ async fn queue(
         .await
 }
 
-/// Moves one order of the shop; `Ok(Err(..))` says why it was not moved.
+/// Moves one order of the shop; `Err(..)` says why it was not moved. One order's failure
+/// is its own, a server error too: reported with it, so that the others still move and a
+/// job is never stuck on one order.
 pub(crate) async fn move_one(
+    services: &Services,
+    actor: &Actor,
+    shop_id: i64,
+    id: i64,
+    target: Move,
+) -> Result<FullOrder, FieldErrors> {
+    try_move(services, actor, shop_id, id, target)
+        .await
+        .unwrap_or_else(|err| {
+            tracing::error!(order = id, error = %err, "a batch could not move an order");
+            Err(FieldErrors::single("id", FAILED))
+        })
+}
+
+async fn try_move(
     services: &Services,
     actor: &Actor,
     shop_id: i64,

@@ -9,27 +9,12 @@ use services::Services;
 use services::batches::run_next;
 use tokio_util::sync::CancellationToken;
 
+use super::drain::drain;
+
 /// How often unfinished jobs are looked for.
 pub const POLL: Duration = Duration::from_millis(250);
 
 /// Runs jobs until `cancel`, looking at it between chunks.
 pub async fn run_batches(services: Services, cancel: CancellationToken) {
-    loop {
-        let busy = match run_next(&services).await {
-            Ok(ran) => ran,
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot run the batch jobs");
-                false
-            }
-        };
-        if cancel.is_cancelled() {
-            return;
-        }
-        if !busy {
-            tokio::select! {
-                () = cancel.cancelled() => return,
-                () = tokio::time::sleep(POLL) => {}
-            }
-        }
-    }
+    drain("the batch jobs", POLL, cancel, || run_next(&services)).await;
 }

@@ -4,6 +4,7 @@
 //! so every loop here selects on it).
 
 mod batches;
+mod drain;
 mod housekeeping;
 mod mail_delivery;
 mod order_documents;

@@ -9,6 +9,8 @@ use services::Services;
 use services::order_documents::generate_due;
 use tokio_util::sync::CancellationToken;
 
+use super::drain::drain;
+
 /// How often pending documents are looked for.
 pub const POLL: Duration = Duration::from_millis(250);
 /// Documents rendered in one pass before the worker looks at its token again.
@@ -16,22 +18,8 @@ const PASS: i64 = 16;
 
 /// Generates due documents until `cancel`.
 pub async fn generate_documents(services: Services, cancel: CancellationToken) {
-    loop {
-        let busy = match generate_due(&services, PASS).await {
-            Ok(tried) => tried > 0,
-            Err(err) => {
-                tracing::warn!(error = %err, "cannot generate the pending order documents");
-                false
-            }
-        };
-        if cancel.is_cancelled() {
-            return;
-        }
-        if !busy {
-            tokio::select! {
-                () = cancel.cancelled() => return,
-                () = tokio::time::sleep(POLL) => {}
-            }
-        }
-    }
+    drain("the pending order documents", POLL, cancel, || async {
+        generate_due(&services, PASS).await.map(|tried| tried > 0)
+    })
+    .await;
 }

@@ -11,6 +11,7 @@ use crate::db::{Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
+use crate::tenant_rows;
 use crate::write::Columns;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -93,19 +94,7 @@ pub async fn insert(tx: &mut Tx, new: &NewBatch<'_>, now: Timestamp) -> Result<i
 
 /// The tenant's job with this id.
 pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Result<Option<Batch>> {
-    with_conn!(exec.into(), |c| {
-        sqlx::query_as::<_, Batch>(concat!(
-            "SELECT ",
-            columns!(),
-            " FROM batches WHERE id = $1 AND account_id = $2 AND ($3 IS NULL OR seller_id = $3)"
-        ))
-        .bind(id)
-        .bind(tenant.account_id)
-        .bind(tenant.seller_id)
-        .fetch_optional(c)
-        .await
-    })
-    .map_err(Into::into)
+    tenant_rows::find(exec, "batches", columns!(), tenant, id).await
 }
 
 /// A page of the tenant's jobs and their total.

@@ -30,6 +30,14 @@ pub struct Args {
     /// (e.g. 10000,1000000); the catalog grows from one size to the next.
     #[arg(long, value_delimiter = ',', default_value = "10000")]
     pub products: Vec<usize>,
+    /// Order history sizes to measure the order list's pages at, ascending and
+    /// comma-separated (e.g. 10000,1000000); the history grows from one size to the next.
+    #[arg(long, value_delimiter = ',', default_value = "10000")]
+    pub orders: Vec<usize>,
+    /// Measure only the order scenarios: purchases (with their baseline), then the order
+    /// list's pages at each history size.
+    #[arg(long, conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only"])]
+    pub orders_only: bool,
     /// Measure webhook delivery only, not the API scenarios.
     #[arg(long)]
     pub webhooks_only: bool,
@@ -43,7 +51,7 @@ pub struct Args {
     /// Another build's bench binary (e.g. one built at an earlier commit): after this
     /// build's figures, its base and storefront read scenarios are measured too, each on a
     /// database it seeds itself, and compared with this build's.
-    #[arg(long, value_name = "BENCH_BINARY", conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only"])]
+    #[arg(long, value_name = "BENCH_BINARY", conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only", "orders_only"])]
     pub compare_with: Option<std::path::PathBuf>,
     /// PostgreSQL admin URL; the benchmark creates (and drops) its own database there.
     #[arg(
@@ -71,6 +79,14 @@ impl Args {
             .iter()
             .map(|&n| n.max(STOREFRONT_PRODUCTS))
             .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
+    /// The order history sizes, ascending, without repeats.
+    pub fn order_sizes(&self) -> Vec<usize> {
+        let mut sizes = self.orders.clone();
         sizes.sort_unstable();
         sizes.dedup();
         sizes

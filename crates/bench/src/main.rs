@@ -9,6 +9,7 @@ mod database;
 mod load;
 mod ordering;
 mod process;
+mod purchases;
 mod report;
 mod scenarios;
 mod webhooks;
@@ -82,7 +83,7 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let build = Build::this()?;
     let demo = build.seed(database_url).await?;
-    if !args.hot_row_only && !args.lists_only {
+    if !args.hot_row_only && !args.lists_only && !args.orders_only {
         let deliveries = webhooks::run(&build, database_url, &demo, args).await?;
         report::print_webhooks(backend, &deliveries);
         let ordering = ordering::run(&build, database_url, &demo).await?;
@@ -123,7 +124,8 @@ async fn stop(server: Server) {
     }
 }
 
-/// The base scenarios, then the catalog's at each size, the catalog growing in between.
+/// The base scenarios, then the catalog's at each size, the catalog growing in between,
+/// then the orders' (purchases, and the order list at each history size).
 async fn measure_all(
     server: &Server,
     demo: &process::DemoData,
@@ -134,7 +136,8 @@ async fn measure_all(
     reads: &mut scenarios::Reads,
 ) -> Result<bool> {
     let mut clean = true;
-    if !args.lists_only {
+    let everything = !args.lists_only && !args.orders_only;
+    if everything {
         let hot_row = scenarios::run_hot_row(server, demo, args).await?;
         report::print_hot_row(backend, &hot_row);
         clean &= hot_row.scenarios.iter().all(|s| s.outcome.errors == 0);
@@ -155,11 +158,12 @@ async fn measure_all(
         .seed_products(database_url, seller, args::STOREFRONT_PRODUCTS)
         .await?;
     report::print_load(
+        "products",
         args::STOREFRONT_PRODUCTS,
         args::STOREFRONT_PRODUCTS,
         seconds,
     );
-    if !args.lists_only {
+    if everything {
         let storefront = scenarios::run_storefront(server, demo, args).await?;
         report::print_titled_run(
             &format!("backend {} storefront", backend.name()),
@@ -168,20 +172,61 @@ async fn measure_all(
         clean &= storefront.scenarios.iter().all(|s| s.outcome.errors == 0);
         reads.storefront = Some(storefront);
     }
-    let mut loaded = args::STOREFRONT_PRODUCTS;
-    let mut catalog = Vec::new();
-    for size in args.catalog_sizes() {
+    if !args.orders_only {
+        let mut loaded = args::STOREFRONT_PRODUCTS;
+        let mut catalog = Vec::new();
+        for size in args.catalog_sizes() {
+            if size > loaded {
+                let seconds = build
+                    .seed_products(database_url, seller, size - loaded)
+                    .await?;
+                report::print_load("products", size - loaded, size, seconds);
+                loaded = size;
+            }
+            let run = scenarios::run_catalog(server, demo, args, size).await?;
+            catalog.push((size, run));
+        }
+        clean &= clean_runs(&catalog);
+        report::print_by_size(backend, "catalog", "products", &catalog);
+    }
+    if !args.lists_only {
+        clean &= measure_orders(server, demo, (build, database_url), backend, args).await?;
+    }
+    Ok(clean)
+}
+
+/// Purchases, then the order list at each size of a generated order history of the first
+/// shop, the history growing in between (the purchases' orders come on top of it).
+async fn measure_orders(
+    server: &Server,
+    demo: &process::DemoData,
+    (build, database_url): (&Build, &str),
+    backend: Backend,
+    args: &Args,
+) -> Result<bool> {
+    let purchases = purchases::run(server, demo, args).await?;
+    report::print_purchases(backend, args.concurrency, &purchases);
+    let mut clean = purchases.scenarios.iter().all(|s| s.outcome.errors == 0);
+    let shop = demo.shops.first().context("the demo data has no shop")?.id;
+    let mut loaded = 0;
+    let mut lists = Vec::new();
+    for size in args.order_sizes() {
         if size > loaded {
-            let seconds = build
-                .seed_products(database_url, seller, size - loaded)
-                .await?;
-            report::print_load(size - loaded, size, seconds);
+            let seconds = build.seed_orders(database_url, shop, size - loaded).await?;
+            report::print_load("orders", size - loaded, size, seconds);
             loaded = size;
         }
-        let run = scenarios::run_catalog(server, demo, args, size).await?;
-        clean &= run.scenarios.iter().all(|s| s.outcome.errors == 0);
-        catalog.push((size, run));
+        let run = scenarios::run_order_lists(server, demo, args).await?;
+        lists.push((size, run));
     }
-    report::print_catalog(backend, &catalog);
+    clean &= clean_runs(&lists);
+    report::print_by_size(backend, "order lists", "orders", &lists);
     Ok(clean)
+}
+
+/// No request of any of the runs failed.
+fn clean_runs(runs: &[(usize, scenarios::Run)]) -> bool {
+    runs.iter()
+        .flat_map(|(_, run)| &run.scenarios)
+        .all(|s| s.outcome.errors == 0)
 }

@@ -18,8 +18,8 @@ pub const SELF_EXEC_ARG: &str = "__commerce";
 
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 const SEED_TIMEOUT: Duration = Duration::from_secs(120);
-/// Loading a million products takes minutes; this bounds it all the same.
-const CATALOG_TIMEOUT: Duration = Duration::from_secs(3600);
+/// Loading a million products or orders takes minutes; this bounds it all the same.
+const LOAD_TIMEOUT: Duration = Duration::from_secs(3600);
 const STOP_TIMEOUT: Duration = Duration::from_secs(15);
 const READY_PREFIX: &str = "commerce listening on ";
 
@@ -110,7 +110,17 @@ impl Build {
         seller_id: i64,
         count: usize,
     ) -> Result<f64> {
-        seed_products(self.commerce(), database_url, seller_id, count).await
+        let (count, seller) = (count.to_string(), seller_id.to_string());
+        let flags = ["--products", &count, "--seller", &seller];
+        seed_generated(self.commerce(), database_url, &flags).await
+    }
+
+    /// Adds `count` generated orders to the shop (`commerce seed --orders`); answers how
+    /// long the load took, in seconds.
+    pub async fn seed_orders(&self, database_url: &str, shop_id: i64, count: usize) -> Result<f64> {
+        let (count, shop) = (count.to_string(), shop_id.to_string());
+        let flags = ["--orders", &count, "--shop", &shop];
+        seed_generated(self.commerce(), database_url, &flags).await
     }
 }
 
@@ -131,33 +141,25 @@ async fn seed(mut commerce: Command, database_url: &str) -> Result<DemoData> {
     serde_json::from_str(stdout.trim()).with_context(|| format!("parse the seed output {stdout:?}"))
 }
 
-async fn seed_products(
-    mut commerce: Command,
-    database_url: &str,
-    seller_id: i64,
-    count: usize,
-) -> Result<f64> {
+/// Runs `commerce seed` with `flags` that load generated data: the load's seconds.
+async fn seed_generated(mut commerce: Command, database_url: &str, flags: &[&str]) -> Result<f64> {
     #[derive(Deserialize)]
     struct Loaded {
         seconds: f64,
     }
+    let what = flags.first().copied().unwrap_or_default();
     let output = commerce
         .args(["seed", "--json", "--database-url", database_url])
-        .args([
-            "--products",
-            &count.to_string(),
-            "--seller",
-            &seller_id.to_string(),
-        ])
+        .args(flags)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output();
-    let output = tokio::time::timeout(CATALOG_TIMEOUT, output)
+    let output = tokio::time::timeout(LOAD_TIMEOUT, output)
         .await
-        .context("loading the catalog timed out")?
-        .context("run `commerce seed --products`")?;
+        .with_context(|| format!("`commerce seed {what}` timed out"))?
+        .with_context(|| format!("run `commerce seed {what}`"))?;
     if !output.status.success() {
-        bail!("`commerce seed --products` failed ({})", output.status);
+        bail!("`commerce seed {what}` failed ({})", output.status);
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let loaded: Loaded = serde_json::from_str(stdout.trim())

@@ -16,28 +16,35 @@ pub fn print_header(args: &Args) {
         args.duration, args.warmup, args.concurrency
     );
     println!("server:      a separate process of this build, over loopback HTTP/1.1 keep-alive");
-    println!("catalog:     {:?} generated products", args.catalog_sizes());
+    if !args.orders_only {
+        println!("catalog:     {:?} generated products", args.catalog_sizes());
+    }
+    if !args.lists_only {
+        println!("orders:      {:?} generated orders", args.order_sizes());
+    }
 }
 
-pub fn print_load(added: usize, size: usize, seconds: f64) {
+/// A bulk load of `added` generated `items` (products, orders), `size` in all after it.
+pub fn print_load(items: &str, added: usize, size: usize, seconds: f64) {
     println!();
     println!(
-        "loaded {added} products in {seconds:.1} s ({:.0}/s); the catalog now has {size}",
+        "loaded {added} {items} in {seconds:.1} s ({:.0}/s); {size} {items} in all",
         added as f64 / seconds.max(0.001)
     );
 }
 
-/// The catalog's scenarios at every size, then how each one's median latency grew from
-/// the smallest catalog to the largest.
-pub fn print_catalog(backend: Backend, runs: &[(usize, Run)]) {
+/// Scenarios measured at several sizes of what they read (`items`: the catalog's
+/// products, the order history's orders) under `title`, then how each one's median
+/// latency grew from the smallest size to the largest.
+pub fn print_by_size(backend: Backend, title: &str, items: &str, runs: &[(usize, Run)]) {
     if runs.is_empty() {
         return;
     }
     println!();
-    println!("backend {} catalog", backend.name());
+    println!("backend {} {title}", backend.name());
     println!(
         "{:<16} {:>9} {:>8} {:>10} {:>8} {:>8} {:>7} {:>6}",
-        "scenario", "products", "bytes", "req/s", "p50 ms", "p99 ms", "errors", "ratio"
+        "scenario", items, "bytes", "req/s", "p50 ms", "p99 ms", "errors", "ratio"
     );
     for (size, run) in runs {
         for scenario in &run.scenarios {
@@ -62,7 +69,7 @@ pub fn print_catalog(backend: Backend, runs: &[(usize, Run)]) {
     }
     println!();
     println!(
-        "p50 growth from {small} to {large} products ({})",
+        "p50 growth from {small} to {large} {items} ({})",
         backend.name()
     );
     for scenario in first
@@ -117,6 +124,19 @@ pub fn print_titled_run(title: &str, run: &Run) {
         );
     }
     report_errors(&run.scenarios);
+}
+
+/// The purchases: as any run, the rates of the purchase's rows being completed purchases.
+pub fn print_purchases(backend: Backend, concurrency: u32, run: &Run) {
+    print_titled_run(
+        &format!(
+            "backend {} purchases ({concurrency} workers, {} hot variants; create, place and pay \
+             per purchase, its req/s completed purchases per second)",
+            backend.name(),
+            crate::purchases::HOT_VARIANTS
+        ),
+        run,
+    );
 }
 
 /// The hot-row scenario: as any run, with how many adjustments were refused.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
+use domain::Clock;
 use reqwest::header::{CACHE_CONTROL, ETAG, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Client, Request, StatusCode};
 use serde::Deserialize;
@@ -35,7 +36,7 @@ pub struct Run {
 
 impl Run {
     /// The measured scenarios, with the largest peak among them and `earlier`.
-    fn of(scenarios: Vec<Measured>, earlier: Option<u64>) -> Self {
+    pub(crate) fn of(scenarios: Vec<Measured>, earlier: Option<u64>) -> Self {
         Self {
             peak_memory: scenarios
                 .iter()
@@ -65,7 +66,7 @@ impl Reads {
     }
 }
 
-struct Scenario {
+pub(crate) struct Scenario {
     name: &'static str,
     baseline: &'static str,
     /// Sent in turn (see `load::Target`).
@@ -227,6 +228,76 @@ pub async fn run_catalog(
     Ok(Run::of(measured, None))
 }
 
+/// Requests in flight at once in the order search scenario: a search reads every order
+/// (words match within emails, names and lines), so that at the command line's
+/// concurrency a large history's answers would outlast the request timeout.
+pub const ORDER_SEARCH_READERS: u32 = 4;
+
+/// The order list's pages on the account's orders (the generated history of the first
+/// shop, after the purchases): first, deep (page 250 of 20: the same offset at every
+/// size), by status, by a `total` range, by a day of `created_on` early in the history
+/// (the same orders at every size), by `q` (a buyer's email of the history's start), and
+/// sorted by total; each with the static baseline of the first page's size. Every page
+/// is asked for with `no-cache`, so that the handler makes it.
+pub async fn run_order_lists(server: &Server, demo: &DemoData, args: &Args) -> Result<Run> {
+    let client = client(args)?;
+    let api = Api {
+        client: &client,
+        base: &server.url,
+        token: &token(&client, &server.url, demo).await?,
+    };
+    let (list_bytes, _) = api.probe("/v2/orders").await?;
+    let buyer = api.first_buyer().await?;
+    let history_day = |days_ago: i64| {
+        domain::SystemClock
+            .now()
+            .plus_secs(-days_ago * 86_400)
+            .to_rfc3339()
+    };
+    let created = format!(
+        "/v2/orders?created_on.gte={}&created_on.lte={}",
+        history_day(729),
+        history_day(728)
+    );
+    // `no-cache`: each page made by the handler, not served from the remembered answer.
+    let get = |path: &str| api.fresh(path);
+    let scenarios = vec![
+        Scenario::ok("orders_first", "baseline_list", get("/v2/orders")?),
+        Scenario::ok("orders_deep", "baseline_list", get("/v2/orders?page=250")?),
+        Scenario::ok(
+            "orders_status",
+            "baseline_list",
+            get("/v2/orders?status=shipped")?,
+        ),
+        Scenario::ok(
+            "orders_total",
+            "baseline_list",
+            get("/v2/orders?total.gte=5000&total.lte=6000")?,
+        ),
+        Scenario::ok("orders_created", "baseline_list", get(&created)?),
+        Scenario {
+            concurrency: Some(ORDER_SEARCH_READERS),
+            ..Scenario::ok(
+                "orders_q",
+                "baseline_list",
+                get(&format!("/v2/orders?q={buyer}"))?,
+            )
+        },
+        Scenario::ok(
+            "orders_by_total",
+            "baseline_list",
+            get("/v2/orders?sort=total.desc")?,
+        ),
+        Scenario::ok(
+            "baseline_list",
+            "baseline_list",
+            get(&format!("/v2/_bench/baseline?bytes={list_bytes}"))?,
+        ),
+    ];
+    let measured = measure(server, &api, scenarios, args).await?;
+    Ok(Run::of(measured, None))
+}
+
 /// The storefront's list pages of 20 and 50 on a catalog of `STOREFRONT_PRODUCTS`, read
 /// with a storefront token (`public`, naming the shop) and with the account's own token,
 /// each with a static baseline of the same size.
@@ -302,7 +373,7 @@ pub async fn run_storefront(server: &Server, demo: &DemoData, args: &Args) -> Re
     Ok(Run::of(measured, None))
 }
 
-fn client(args: &Args) -> Result<Client> {
+pub(crate) fn client(args: &Args) -> Result<Client> {
     Client::builder()
         .timeout(REQUEST_TIMEOUT)
         .pool_max_idle_per_host(args.concurrency as usize)
@@ -311,7 +382,7 @@ fn client(args: &Args) -> Result<Client> {
 }
 
 /// Checks, warms up and measures each scenario in turn, tracking the server's memory.
-async fn measure(
+pub(crate) async fn measure(
     server: &Server,
     api: &Api<'_>,
     scenarios: Vec<Scenario>,
@@ -353,7 +424,7 @@ async fn measure_with(
 }
 
 impl Scenario {
-    fn ok(name: &'static str, baseline: &'static str, request: Request) -> Self {
+    pub(crate) fn ok(name: &'static str, baseline: &'static str, request: Request) -> Self {
         Self {
             name,
             baseline,
@@ -425,14 +496,18 @@ async fn request_token(client: &Client, base: &str, form: &[(&str, &str)]) -> Re
 }
 
 /// Authenticated requests to one server.
-struct Api<'a> {
-    client: &'a Client,
-    base: &'a str,
-    token: &'a str,
+pub(crate) struct Api<'a> {
+    pub client: &'a Client,
+    pub base: &'a str,
+    pub token: &'a str,
 }
 
 impl Api<'_> {
-    fn request(&self, path: &str, if_none_match: Option<&HeaderValue>) -> Result<Request> {
+    pub(crate) fn request(
+        &self,
+        path: &str,
+        if_none_match: Option<&HeaderValue>,
+    ) -> Result<Request> {
         let mut builder = self
             .client
             .get(format!("{}{path}", self.base))
@@ -490,28 +565,60 @@ impl Api<'_> {
     /// Creates a product whose one variant has no stock and does not sell on backorder:
     /// the variant's path.
     async fn hot_variant(&self) -> Result<String> {
-        let response = self
-            .client
-            .post(format!("{}/v2/products", self.base))
-            .bearer_auth(self.token)
-            .json(&serde_json::json!({
-                "title": "Hot item",
-                "variants": [{"sku": "HOT-1", "price": 100, "stock": 0,
-                              "available_if_no_stock": false}]
-            }))
-            .send()
-            .await
-            .context("create the hot-row product")?;
-        let status = response.status();
-        let product: serde_json::Value = response.json().await?;
-        ensure!(
-            status == StatusCode::CREATED,
-            "creating the hot-row product answered {status}: {product}"
-        );
+        let product = self
+            .create(
+                "/v2/products",
+                &serde_json::json!({
+                    "title": "Hot item",
+                    "variants": [{"sku": "HOT-1", "price": 100, "stock": 0,
+                                  "available_if_no_stock": false}]
+                }),
+            )
+            .await?;
         let variant = product["_embedded"]["variants"][0]["id"]
             .as_i64()
             .context("the hot-row product shows no variant")?;
         Ok(format!("/v2/products/{}/variants/{variant}", product["id"]))
+    }
+
+    /// The local part of the email of the oldest shipped order (one of the generated
+    /// history's first), which `q` finds.
+    async fn first_buyer(&self) -> Result<String> {
+        let path = "/v2/orders?status=shipped&sort=id.asc&per_page=1";
+        let response = self.client.execute(self.request(path, None)?).await?;
+        ensure!(
+            response.status() == StatusCode::OK,
+            "GET {path} answered {}",
+            response.status()
+        );
+        let list: serde_json::Value = response.json().await?;
+        let email = list["_embedded"]["items"][0]["email"]
+            .as_str()
+            .with_context(|| format!("GET {path} shows no order with an email"))?;
+        Ok(email.split('@').next().unwrap_or(email).to_owned())
+    }
+
+    /// POSTs `body` to `path`, expecting 201: the created resource.
+    pub(crate) async fn create(
+        &self,
+        path: &str,
+        body: &serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .bearer_auth(self.token)
+            .json(body)
+            .send()
+            .await
+            .with_context(|| format!("POST {path}"))?;
+        let status = response.status();
+        let created: serde_json::Value = response.json().await?;
+        ensure!(
+            status == StatusCode::CREATED,
+            "POST {path} answered {status}: {created}"
+        );
+        Ok(created)
     }
 
     /// A client-credentials token request of the demo app.
@@ -528,7 +635,7 @@ impl Api<'_> {
     }
 
     /// GETs `path` once, expecting 200 with an ETag: the body's length and the ETag.
-    async fn probe(&self, path: &str) -> Result<(usize, HeaderValue)> {
+    pub(crate) async fn probe(&self, path: &str) -> Result<(usize, HeaderValue)> {
         let response = self
             .client
             .execute(self.request(path, None)?)

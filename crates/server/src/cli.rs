@@ -155,6 +155,14 @@ struct SeedArgs {
     /// The seller that gets the generated products (default: the first seller).
     #[arg(long, requires = "products")]
     seller: Option<i64>,
+    /// Add this many generated orders (over statuses, two years of dates, amounts and
+    /// buyers, with lines selling the seller's variants) to a shop: the first demo shop
+    /// with --demo, else --shop. Loaded after --products, whose variants they may sell.
+    #[arg(long)]
+    orders: Option<usize>,
+    /// The shop that gets the generated orders (default: the first shop).
+    #[arg(long, requires = "orders")]
+    shop: Option<i64>,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -272,8 +280,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Seed(args) => {
-            if !args.demo && args.products.is_none() {
-                bail!("nothing to seed: pass --demo and/or --products N");
+            if !args.demo && args.products.is_none() && args.orders.is_none() {
+                bail!("nothing to seed: pass --demo, --products N and/or --orders N");
             }
             let (db, secret_box) = open_sealed(&args.database.resolve(&file)?).await?;
             let demo = match args.demo {
@@ -302,11 +310,34 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => None,
             };
+            let history = match args.orders {
+                Some(count) => {
+                    let shop_id = args.shop.or(demo.as_ref().map(|d| d.shops[0].id));
+                    let shop = match shop_id {
+                        Some(id) => storage::shops::by_ids(&db, &[id]).await?.pop(),
+                        None => storage::shops::first(&db).await?,
+                    }
+                    .context(
+                        "no such shop: create one (e.g. with --demo) or name it with --shop",
+                    )?;
+                    let quiet = args.json;
+                    Some(
+                        seed::orders::load(&db, &shop, count, &SystemClock, |done| {
+                            if !quiet {
+                                eprintln!("{done} of {count} orders loaded");
+                            }
+                        })
+                        .await?,
+                    )
+                }
+                None => None,
+            };
             if args.json {
-                let output = match (&demo, &catalog) {
-                    (Some(demo), None) => serde_json::to_value(demo)?,
-                    (None, Some(catalog)) => serde_json::to_value(catalog)?,
-                    _ => serde_json::json!({"demo": demo, "catalog": catalog}),
+                let output = match (&demo, &catalog, &history) {
+                    (Some(demo), None, None) => serde_json::to_value(demo)?,
+                    (None, Some(catalog), None) => serde_json::to_value(catalog)?,
+                    (None, None, Some(history)) => serde_json::to_value(history)?,
+                    _ => serde_json::json!({"demo": demo, "catalog": catalog, "orders": history}),
                 };
                 println!("{output}");
             } else {
@@ -317,6 +348,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     println!(
                         "{} products added to seller {} in {:.1} s",
                         loaded.products, loaded.seller_id, loaded.seconds
+                    );
+                }
+                if let Some(loaded) = &history {
+                    println!(
+                        "{} orders added to shop {} in {:.1} s",
+                        loaded.orders, loaded.shop_id, loaded.seconds
                     );
                 }
             }

@@ -6,14 +6,11 @@
 use domain::Timestamp;
 use domain::catalog::product::{ProductStatus, tag_key};
 
+use crate::bulk::{self, insert_all, next_id};
 use crate::db::{Backend, Database, Exec, Tx};
 use crate::error::Result;
 use crate::json::to_text;
-use crate::sql::{Arg, Params};
-use crate::write::execute_bound;
-
-/// Rows per statement: well under both engines' limits on bound values.
-const CHUNK: usize = 400;
+use crate::sql::Arg;
 
 pub struct LoadProduct {
     pub title: String,
@@ -45,14 +42,7 @@ pub async fn load(
     seller_id: i64,
     products: &[LoadProduct],
 ) -> Result<i64> {
-    if tx.backend() == Backend::Postgres {
-        execute_bound(
-            tx,
-            "LOCK TABLE products, variants IN SHARE ROW EXCLUSIVE MODE".into(),
-            &[],
-        )
-        .await?;
-    }
+    bulk::lock(tx, "products, variants").await?;
     let first_product = next_id(tx, "products").await?;
     let mut next_variant = next_id(tx, "variants").await?;
     let mut product_rows = Vec::with_capacity(products.len());
@@ -139,42 +129,8 @@ pub async fn load(
     let visible = i64::try_from(visible).unwrap_or(i64::MAX);
     let hidden = i64::try_from(products.len()).unwrap_or(i64::MAX) - visible;
     crate::products::count_products(tx, account_id, seller_id, visible, hidden).await?;
-    if tx.backend() == Backend::Postgres {
-        // Ids were given explicitly: move the identity sequences past them.
-        for table in ["products", "variants"] {
-            execute_bound(
-                tx,
-                format!(
-                    "SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT MAX(id) FROM {table}))"
-                ),
-                &[],
-            )
-            .await?;
-        }
-    }
+    bulk::advance_sequences(tx, &["products", "variants"]).await?;
     Ok(first_product)
-}
-
-/// Inserts `rows` in statements of `CHUNK` rows, each row's values followed by `literals`.
-async fn insert_all<const N: usize>(
-    tx: &mut Tx,
-    table_and_columns: &str,
-    rows: &[[Arg; N]],
-    literals: &str,
-) -> Result<()> {
-    for chunk in rows.chunks(CHUNK) {
-        let mut params = Params::new();
-        let values: Vec<String> = chunk
-            .iter()
-            .map(|row| format!("({}{literals})", params.bind_all(row.iter().cloned())))
-            .collect();
-        let sql = format!(
-            "INSERT INTO {table_and_columns} VALUES {}",
-            values.join(", ")
-        );
-        execute_bound(tx, sql, params.args()).await?;
-    }
-    Ok(())
 }
 
 /// Sets each of the seller's product types' `products_count` from its products.
@@ -193,32 +149,12 @@ pub async fn recount_types(tx: &mut Tx, seller_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Refreshes the planner's statistics after a bulk load (and, on PostgreSQL, the
-/// visibility map that lets counts read indexes alone).
+/// Refreshes the planner's statistics after a bulk load of products.
 pub async fn refresh_statistics(db: &Database) -> Result<()> {
-    match db.backend() {
-        Backend::Sqlite => {
-            let mut tx = db.begin().await?;
-            execute_bound(&mut tx, "ANALYZE".into(), &[]).await?;
-            tx.commit().await
-        }
-        // VACUUM cannot run inside a transaction.
-        Backend::Postgres => with_conn!(Exec::Db(db), |c| {
-            sqlx::query("VACUUM ANALYZE products, variants, product_tags, product_words")
-                .execute(c)
-                .await
-                .map(|_| ())
-        })
-        .map_err(Into::into),
-    }
-}
-
-async fn next_id(tx: &mut Tx, table: &'static str) -> Result<i64> {
-    let sql = format!("SELECT COALESCE(MAX(id), 0) + 1 FROM {table}");
-    let next: i64 = with_conn!(Exec::Tx(tx), |c| {
-        sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
-            .fetch_one(c)
-            .await
-    })?;
-    Ok(next)
+    // PostgreSQL's search words are a table of their own (its 0011), SQLite's its FTS index.
+    let tables: &[&str] = match db.backend() {
+        Backend::Sqlite => &["products", "variants", "product_tags"],
+        Backend::Postgres => &["products", "variants", "product_tags", "product_words"],
+    };
+    bulk::refresh_statistics(db, tables).await
 }

@@ -4,6 +4,7 @@
 
 #[macro_use]
 mod macros;
+mod bulk;
 pub mod changes;
 pub mod claim_counts;
 mod db;
@@ -38,6 +39,7 @@ pub mod idempotency;
 pub mod leases;
 pub mod mail_outbox;
 pub mod order_documents;
+pub mod order_load;
 pub mod orders;
 pub mod outbox;
 pub mod payment_methods;

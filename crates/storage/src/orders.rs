@@ -266,17 +266,24 @@ pub struct OrderFilter {
 
 /// The next code of the shop's orders (1001 first), reserved in the caller's transaction.
 pub async fn next_code(tx: &mut Tx, shop_id: i64) -> Result<i64> {
-    with_conn!(Exec::Tx(tx), |c| {
+    reserve_codes(tx, shop_id, 1).await
+}
+
+/// Reserves the shop's next `count` codes (at least one) in the caller's transaction:
+/// the first of them.
+pub async fn reserve_codes(tx: &mut Tx, shop_id: i64, count: i64) -> Result<i64> {
+    let last: i64 = with_conn!(Exec::Tx(tx), |c| {
         sqlx::query_scalar(
             "INSERT INTO order_codes (shop_id, last_code) VALUES ($1, $2) \
-             ON CONFLICT (shop_id) DO UPDATE SET last_code = order_codes.last_code + 1 RETURNING last_code",
+             ON CONFLICT (shop_id) DO UPDATE SET last_code = order_codes.last_code + $3 RETURNING last_code",
         )
         .bind(shop_id)
-        .bind(FIRST_CODE)
+        .bind(FIRST_CODE + count - 1)
+        .bind(count)
         .fetch_one(c)
         .await
-    })
-    .map_err(Into::into)
+    })?;
+    Ok(last - count + 1)
 }
 
 pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i64> {

@@ -199,6 +199,20 @@ pub async fn of_sellers(db: &Database, seller_ids: &[i64]) -> Result<Vec<Shop>> 
     .map_err(Into::into)
 }
 
+/// The first shop of the database (operator commands).
+pub async fn first(db: &Database) -> Result<Option<Shop>> {
+    with_conn!(Exec::Db(db), |c| {
+        sqlx::query_as::<_, Shop>(concat!(
+            "SELECT ",
+            columns!(),
+            " FROM shops ORDER BY id LIMIT 1"
+        ))
+        .fetch_optional(c)
+        .await
+    })
+    .map_err(Into::into)
+}
+
 /// Shops by id, whoever owns them (the webhook dispatcher names its deliveries' shops).
 pub async fn by_ids(db: &Database, ids: &[i64]) -> Result<Vec<Shop>> {
     if ids.is_empty() {

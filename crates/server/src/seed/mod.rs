@@ -16,6 +16,8 @@ use storage::{Database, accounts, sellers, shop_admins, shops};
 use crate::accounts::{NewUserRequest, create_app, create_user};
 
 pub mod catalog;
+pub mod orders;
+mod random;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct DemoData {

@@ -16,6 +16,7 @@ use crate::support::{TestDb, TestServer, access_token, eventually, json};
 on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
     seed_products_loads_a_catalog_the_api_serves,
+    seed_orders_loads_a_history_the_api_serves,
     apps_and_users_created_on_the_command_line_work,
     a_request_in_flight_when_sigterm_arrives_completes,
     signing_keys_rotate_and_retire_across_nodes,
@@ -88,6 +89,120 @@ async fn seed_products_loads_a_catalog_the_api_serves(s: TestServer) {
     .await;
     assert!(!run.ok);
     assert!(run.stderr.contains("no such seller"), "{}", run.stderr);
+}
+
+async fn seed_orders_loads_a_history_the_api_serves(s: TestServer) {
+    let (shop, seller) = (s.shop_id().to_string(), s.seller_id().to_string());
+    let seed_orders = |count: &'static str| {
+        let args =
+            s.db.args(&["seed", "--orders", count, "--shop", &shop, "--json"]);
+        async move { commerce(&args).await }
+    };
+    // The lines sell the seller's variants: there are none yet.
+    let run = seed_orders("5").await;
+    assert!(
+        !run.ok && run.stderr.contains("add products first"),
+        "{}",
+        run.stderr
+    );
+    let run = commerce(
+        &s.db
+            .args(&["seed", "--products", "30", "--seller", &seller, "--json"]),
+    )
+    .await;
+    assert!(run.ok, "{}", run.stderr);
+    for count in ["200", "50"] {
+        let run = seed_orders(count).await;
+        assert!(run.ok, "{}", run.stderr);
+        let loaded: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON object");
+        assert_eq!(loaded["orders"].to_string(), count);
+    }
+    let token = s.owner_token().await;
+    let mut orders = Vec::new();
+    for page in 1..=2 {
+        let path = format!("/v2/orders?per_page=200&sort=id.asc&page={page}");
+        let (status, list) = s.get_json(&path, &token).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        assert_eq!(list["total_items"], 250, "a second load adds to the first");
+        orders.extend(list["_embedded"]["items"].as_array().unwrap().clone());
+    }
+    assert_eq!(orders.len(), 250);
+    let variants: Vec<(i64, i64)> = s.db.rows("SELECT id, product_id FROM variants").await;
+    let codes: Vec<&str> = orders.iter().map(|o| o["code"].as_str().unwrap()).collect();
+    let expected: Vec<String> = (1001..1251).map(|c| c.to_string()).collect();
+    assert_eq!(codes, expected, "the shop's codes, in order, without gaps");
+    for order in &orders {
+        assert_eq!(
+            (&order["shop_id"], &order["seller_id"]),
+            (&json!(s.shop_id()), &json!(s.seller_id()))
+        );
+        let lines = order["_embedded"]["lines"].as_array().unwrap();
+        assert!((1..=3).contains(&lines.len()), "{order}");
+        let mut net = 0;
+        for line in lines {
+            let sold = (
+                line["variant_id"].as_i64().unwrap(),
+                line["product_id"].as_i64().unwrap(),
+            );
+            assert!(
+                variants.contains(&sold),
+                "a line sells a real variant: {line}"
+            );
+            let (unit, quantity) = (
+                line["unit_price"].as_i64().unwrap(),
+                line["quantity"].as_i64().unwrap(),
+            );
+            assert_eq!(line["line_total"].as_i64().unwrap(), unit * quantity);
+            net += unit * quantity;
+        }
+        assert_eq!(order["net_total"], net, "{order}");
+        let total = net + order["shipping_total"].as_i64().unwrap();
+        assert_eq!(order["total"], total, "{order}");
+        assert_eq!(
+            order["outstanding"].as_i64().unwrap() > 0,
+            order["status"] != "cancelled"
+        );
+    }
+    // The list's filters find the loaded rows as the database holds them.
+    let shipped =
+        s.db.scalar("SELECT COUNT(*) FROM orders WHERE status = 'shipped'")
+            .await;
+    assert!(shipped > 0);
+    let (_, listed) = s.get_json("/v2/orders?status=shipped", &token).await;
+    assert_eq!(listed["total_items"], shipped);
+    let email = orders.iter().find_map(|o| o["email"].as_str()).unwrap();
+    let (_, found) = s.get_json(&format!("/v2/orders?q={email}"), &token).await;
+    assert!(found["total_items"].as_u64().unwrap() >= 1, "{found}");
+    // Another account sees none of them; a load into its shop sells its own seller's
+    // variants only, of which it has none.
+    let other = s.seed_another_account().await;
+    let other_token = s.owner_token_of(&other).await;
+    let (_, theirs) = s.get_json("/v2/orders", &other_token).await;
+    assert_eq!(theirs["total_items"], 0);
+    let (status, _) = s
+        .get_json(&format!("/v2/orders/{}", orders[0]["id"]), &other_token)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let other_shop = other.shops[0].id.to_string();
+    let run = commerce(&s.db.args(&["seed", "--orders", "5", "--shop", &other_shop])).await;
+    assert!(
+        !run.ok && run.stderr.contains("add products first"),
+        "{}",
+        run.stderr
+    );
+    // An order made afterwards takes the next id and code.
+    let variant = variants[0].0;
+    let (status, made) = s
+        .call(
+            reqwest::Method::POST,
+            &format!("/v2/shops/{}/orders", s.shop_id()),
+            &token,
+            Some(json!({"lines": [{"variant_id": variant}]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert_eq!(made["code"], "1251");
+    assert_eq!(made["id"], orders[249]["id"].as_i64().unwrap() + 1);
 }
 
 async fn seed_demo_prints_exactly_one_json_object(db: TestDb) {

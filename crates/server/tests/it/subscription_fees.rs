@@ -16,6 +16,7 @@ on_both_backends!(
     the_renewal_price_follows_the_variant_and_lists_filter_and_sort,
     other_accounts_see_nothing_and_readers_get_no_write_links,
     a_fee_goes_with_its_variant_and_its_product,
+    a_fee_written_while_its_variant_goes_is_never_left_behind,
 );
 
 const FEES: &str = "/v2/subscription_fees";
@@ -801,4 +802,30 @@ async fn a_fee_goes_with_its_variant_and_its_product(s: TestServer) {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(stored_fees(&s).await, 0, "the product's fees went with it");
     assert_eq!(s.event_count("subscriptions.fees.deleted").await, 0);
+}
+
+/// A fee created while its variant is deleted either comes first and goes with the
+/// variant, or comes second and is refused: no fee outlives its variant.
+async fn a_fee_written_while_its_variant_goes_is_never_left_behind(s: TestServer) {
+    let token = s.owner_token().await;
+    for round in 0..5 {
+        let (product_id, variants) =
+            product(&s, &token, &format!("Race{round}"), &[100, 200]).await;
+        let variant_path = format!("/v2/products/{product_id}/variants/{}", variants[0]);
+        let body =
+            json!({"variant_id": variants[0], "payment_interval": "1_month", "renewal_fee": 1});
+        let (created, deleted) = tokio::join!(
+            send(&s, Method::POST, FEES, &token, body),
+            send(&s, Method::DELETE, &variant_path, &token, json!({})),
+        );
+        assert_eq!(deleted.0, StatusCode::OK, "{}", deleted.1);
+        match created.0 {
+            StatusCode::CREATED => {}
+            StatusCode::UNPROCESSABLE_ENTITY => {
+                assert_eq!(error_fields(&created.1), ["variant_id"]);
+            }
+            other => panic!("{other}: {}", created.1),
+        }
+        assert_eq!(stored_fees(&s).await, 0, "round {round}");
+    }
 }

@@ -34,6 +34,7 @@ mod sellers;
 mod shipping_tables;
 mod shop_admins;
 mod shops;
+mod subscription_fees;
 mod variants;
 mod webhooks;
 

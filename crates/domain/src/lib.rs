@@ -19,6 +19,7 @@ pub mod scope;
 pub mod shipping;
 pub mod shop;
 pub mod shop_admin;
+pub mod subscription;
 pub mod text;
 pub mod text_enum;
 pub mod topic;

@@ -74,6 +74,11 @@ pub const TOPICS: &[&str] = &[
     "customers.created",
     "customers.updated",
     "customers.deleted",
+    "subscriptions",
+    "subscriptions.fees",
+    "subscriptions.fees.created",
+    "subscriptions.fees.updated",
+    "subscriptions.fees.deleted",
 ];
 
 /// An order is created in checkout (a cart): its most specific topic.
@@ -130,6 +135,9 @@ pub const PRICE_LISTS_DELETED: &str = "price_lists.deleted";
 pub const CUSTOMERS_CREATED: &str = "customers.created";
 pub const CUSTOMERS_UPDATED: &str = "customers.updated";
 pub const CUSTOMERS_DELETED: &str = "customers.deleted";
+pub const SUBSCRIPTION_FEES_CREATED: &str = "subscriptions.fees.created";
+pub const SUBSCRIPTION_FEES_UPDATED: &str = "subscriptions.fees.updated";
+pub const SUBSCRIPTION_FEES_DELETED: &str = "subscriptions.fees.deleted";
 
 pub const BATCHES_CREATED: &str = "batches.created";
 pub const BATCHES_FINISHED: &str = "batches.finished";
@@ -212,6 +220,9 @@ mod tests {
             CUSTOMERS_CREATED,
             CUSTOMERS_UPDATED,
             CUSTOMERS_DELETED,
+            SUBSCRIPTION_FEES_CREATED,
+            SUBSCRIPTION_FEES_UPDATED,
+            SUBSCRIPTION_FEES_DELETED,
             BATCHES_CREATED,
             BATCHES_FINISHED,
         ] {

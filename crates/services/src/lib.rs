@@ -37,6 +37,7 @@ pub mod product_types;
 pub mod products;
 pub mod shipping_tables;
 pub mod shops;
+pub mod subscription_fees;
 pub mod variants;
 pub mod webhooks;
 

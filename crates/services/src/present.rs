@@ -6,7 +6,7 @@
 use crate::{
     assets, batches, collections, customers, exchange_rates, order_documents, orders,
     payment_methods, payments, price_lists, product_types, products, shipping_tables, shops,
-    variants, webhooks,
+    subscription_fees, variants, webhooks,
 };
 
 pub trait Present:
@@ -25,6 +25,7 @@ pub trait Present:
     + shipping_tables::Present
     + shops::Present
     + shops::admins::Present
+    + subscription_fees::Present
     + variants::Present
     + webhooks::Present
     + Send
@@ -48,6 +49,7 @@ impl<T> Present for T where
         + shipping_tables::Present
         + shops::Present
         + shops::admins::Present
+        + subscription_fees::Present
         + variants::Present
         + webhooks::Present
         + Send

@@ -110,6 +110,7 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("batches", Owner::Column("account_id")),
     ("order_document_files", Owner::Column("account_id")),
     ("order_document_numbers", Owner::Untracked),
+    ("subscription_fees", Owner::Column("account_id")),
     ("signing_keys", Owner::Untracked),
     ("access_tokens", Owner::Untracked),
     ("refresh_tokens", Owner::Untracked),

@@ -59,6 +59,7 @@ pub mod shops;
 pub mod sign_in_failures;
 pub mod signing_keys;
 pub mod slugs;
+pub mod subscription_fees;
 pub mod succession;
 pub mod tenant_rows;
 pub mod tokens;

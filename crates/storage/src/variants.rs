@@ -2,14 +2,17 @@
 //! changes are single conditional updates, never a read followed by a write, so that
 //! concurrent changes neither get lost nor take stock below zero without backorders.
 
+use std::collections::HashMap;
+
 use domain::{Timestamp, limits};
 use serde_json::{Map, Value};
 
+use crate::Tenant;
 use crate::db::{Backend, Exec, Tx};
 use crate::error::Result;
 use crate::json::{JsonText, to_text};
 use crate::sql::{Arg, Filter, Sort, Window, list_sql};
-use crate::tenant_rows::TenantTable;
+use crate::tenant_rows::{self, TenantTable};
 use crate::write::Columns;
 
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
@@ -377,6 +380,24 @@ pub async fn find_for_update(tx: &mut Tx, product_id: i64, id: i64) -> Result<Op
             .await
     })
     .map_err(Into::into)
+}
+
+/// The tenant's variant with this id, held against deletion until the transaction ends
+/// (so that a row naming it can be written safely; level 6 of `locks`).
+pub async fn find_held_of_tenant(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Variant>> {
+    tenant_rows::find_locked(tx, "variants", columns!(), tenant, id, " FOR KEY SHARE").await
+}
+
+/// The prices of these variants, by id, in one query.
+pub async fn prices_of<'a>(exec: impl Into<Exec<'a>>, ids: &[i64]) -> Result<HashMap<i64, i64>> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let mut f = Filter::new();
+    f.any_of("id", ids.iter().copied().map(Arg::Int));
+    let sql = format!("SELECT id, price FROM variants{}", f.where_sql());
+    let rows: Vec<(i64, i64)> = fetch_all_bound!(exec.into(), (i64, i64), sql, f.args())?;
+    Ok(rows.into_iter().collect())
 }
 
 /// Every variant of these products in one query, by product, position and id.

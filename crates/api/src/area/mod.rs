@@ -88,6 +88,7 @@ areas!(
     collections,
     product_types,
     price_lists,
+    subscription_fees,
     customers,
     customer_account,
     orders,

@@ -47,7 +47,8 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             super::show,
             Op::new("Show a variant", Answer::resource::<Fields>())
                 .any_scope(catalog::READ_SCOPES)
-                .query(SHOP_SUBDOMAINS),
+                .query(SHOP_SUBDOMAINS)
+                .rel(&rels::VARIANTS_VARIANT),
         )
         .put(
             VARIANT,

@@ -1,6 +1,10 @@
 //! The variants area's link relations, each building its links and its docs page.
 
 crate::rels::define_rels! {
+    VARIANTS_VARIANT = ("variants", "variant", Get, "Variant",
+        "One variant of a product: its SKU, title, options, price, stock and the rest (see \
+         products:variants). Other resources that name a variant (a subscription fee) link to it with \
+         this rel. Needs products.read (or public, with shop_subdomains, for a visible product).");
     VARIANTS_UPDATE = ("variants", "update", Put, "Update the variant",
         "Changes any of the fields given at creation; stock sets the absolute level (below zero only for \
          variants sold on backorder). Honours If-Match. Records products.updated.variants.updated. Needs \

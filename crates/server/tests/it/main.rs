@@ -54,6 +54,7 @@ mod shop_admins;
 mod shop_settings;
 mod shops;
 mod stock_batches;
+mod subscription_fees;
 mod token_endpoint;
 mod unique_indexes;
 mod v1_profile;

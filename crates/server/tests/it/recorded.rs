@@ -554,6 +554,33 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     .await;
     r.get("/v2/products").await;
 
+    // Subscription fees: one by percentage of the variant's price, changed to weekly
+    // renewals on a weekday, listed, deleted.
+    let fee = r
+        .send(
+            M::POST,
+            "/v2/subscription_fees",
+            Some(
+                json!({"variant_id": variant_id, "payment_interval": "1_month",
+                "renewal_fee": 15, "by_percentage": true, "setup_fee": 500, "payment_day": 31}),
+            ),
+            S::CREATED,
+        )
+        .await;
+    let fee_path = format!("/v2/subscription_fees/{}", fee["id"]);
+    r.send(
+        M::PUT,
+        &fee_path,
+        Some(
+            json!({"payment_interval": "1_week", "payment_day": 5, "on_first_renewal": "prorate"}),
+        ),
+        S::OK,
+    )
+    .await;
+    r.get(&format!("/v2/subscription_fees?variant_id={variant_id}"))
+        .await;
+    r.send(M::DELETE, &fee_path, None, S::OK).await;
+
     // The events the flows recorded, as subscribers receive them.
     let events: Vec<(String, String)> =
         s.db.rows("SELECT topic, item FROM events ORDER BY id")

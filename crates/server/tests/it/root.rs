@@ -84,6 +84,7 @@ async fn password_token_sees_the_demo_sellers_and_shops(s: TestServer) {
             "root",
             "sellers",
             "shops",
+            "subscriptions",
             "webhooks"
         ]
     );
@@ -226,6 +227,22 @@ async fn every_root_link_answers(s: TestServer) {
     .await;
     assert_eq!(status, StatusCode::CREATED, "{order}");
     ids.push(("orders:order", order["id"].as_i64().unwrap()));
+    let (status, fee) = json(
+        s.request(Method::POST, "/v2/subscription_fees", &token)
+            .json(
+                &json!({"variant_id": variants["_embedded"]["items"][0]["id"],
+                          "payment_interval": "1_month", "renewal_fee": 100}),
+            )
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{fee}");
+    ids.push((
+        "subscriptions:subscription_fee",
+        fee["id"].as_i64().unwrap(),
+    ));
     let unknown: Vec<i64> = (900_001..=900_101).collect();
     let (status, job) = json(
         s.request(

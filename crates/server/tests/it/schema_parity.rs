@@ -79,6 +79,26 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         Some("column webhooks.notify_origin: bool not null"),
         FLAG,
     ),
+    (
+        Some("column subscription_fees.by_percentage: int not null default 0"),
+        Some("column subscription_fees.by_percentage: bool not null default 0"),
+        FLAG,
+    ),
+    (
+        Some("column subscription_fees.allow_non_recurring_payment: int not null default 0"),
+        Some("column subscription_fees.allow_non_recurring_payment: bool not null default 0"),
+        FLAG,
+    ),
+    (
+        Some("column subscription_fees.allow_changing_day: int not null default 0"),
+        Some("column subscription_fees.allow_changing_day: bool not null default 0"),
+        FLAG,
+    ),
+    (
+        Some("column subscription_fees.extend_on_reenable: int not null default 0"),
+        Some("column subscription_fees.extend_on_reenable: bool not null default 0"),
+        FLAG,
+    ),
     (None, Some("table account_versions"), ACCOUNT_VERSIONS),
     (
         None,

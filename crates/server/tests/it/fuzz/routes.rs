@@ -176,6 +176,13 @@ impl Fixture {
             .get_json(&format!("/v2/price_lists/{list_id}/items"), token)
             .await;
         values.push(("item", id(&items["_embedded"]["items"][0])));
+        let fee = post(
+            "/v2/subscription_fees".into(),
+            json!({"variant_id": product["_embedded"]["variants"][0]["id"],
+                   "payment_interval": "1_month", "renewal_fee": 900}),
+        )
+        .await;
+        values.push(("subscription_fee", id(&fee)));
         values.push(("price_list", list_id));
         values.push(("product", product_id));
         let order = post(
@@ -1237,6 +1244,46 @@ pub fn table(f: &Fixture) -> Vec<Route> {
         ),
         get("/v2/batches", list(&["state", "shop_ids"], false)),
         get("/v2/batches/{batch}", vec![]),
+        get(
+            "/v2/subscription_fees",
+            list(
+                &["product_id", "variant_id", "payment_interval", "seller_ids"],
+                true,
+            ),
+        ),
+        api(
+            Method::POST,
+            "/v2/subscription_fees",
+            vec![],
+            body(
+                json!({"variant_id": id("variant"), "product_id": id("product"),
+                        "payment_interval": "1_week", "renewal_fee": 50, "by_percentage": true,
+                        "setup_fee": 100, "number_of_payments": 12, "payment_day": 3,
+                        "allow_non_recurring_payment": true, "min_days_for_cancellation": 7,
+                        "allow_changing_day": true, "extend_on_reenable": true,
+                        "on_first_renewal": "prorate"}),
+            ),
+        ),
+        get("/v2/subscription_fees/{subscription_fee}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/subscription_fees/{subscription_fee}",
+            vec![],
+            body(
+                json!({"payment_interval": "3_months", "renewal_fee": 700, "setup_fee": 0,
+                        "number_of_payments": 4, "payment_day": 28, "update_purchases_fees": true,
+                        "notify_purchases": false, "by_percentage": false,
+                        "allow_non_recurring_payment": false, "min_days_for_cancellation": 30,
+                        "allow_changing_day": false, "extend_on_reenable": false,
+                        "on_first_renewal": "skip"}),
+            ),
+        ),
+        api(
+            Method::DELETE,
+            "/v2/subscription_fees/{subscription_fee}",
+            vec![],
+            none(),
+        ),
     ]
 }
 

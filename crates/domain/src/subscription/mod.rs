@@ -1,6 +1,9 @@
 //! Subscription fees: the recurring terms a variant is sold on (how often it renews, what
-//! each renewal charges, on which day), and the rules those terms must meet. Purchases and
-//! the renewal engine that bills them come later; these rules are what they will read.
+//! each renewal charges, on which day), and the rules those terms must meet; and the
+//! calendar of renewals those terms make (`schedule`). Purchases and the renewal engine
+//! that bills them come later; these rules are what they will read.
+
+pub mod schedule;
 
 use crate::limits::{self, IntRange};
 use crate::text_enum;

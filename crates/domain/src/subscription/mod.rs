@@ -1,8 +1,10 @@
 //! Subscription fees: the recurring terms a variant is sold on (how often it renews, what
-//! each renewal charges, on which day), and the rules those terms must meet; and the
-//! calendar of renewals those terms make (`schedule`). Purchases and the renewal engine
-//! that bills them come later; these rules are what they will read.
+//! each renewal charges, on which day), and the rules those terms must meet; the calendar
+//! of renewals those terms make (`schedule`), and a purchase's states (`purchase`). The
+//! purchases' storage and the renewal engine that bills them come later; these rules are
+//! what they will read.
 
+pub mod purchase;
 pub mod schedule;
 
 use crate::limits::{self, IntRange};

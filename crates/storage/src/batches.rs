@@ -14,8 +14,9 @@ use crate::sql::{Arg, Filter, Sort, Window, list_sql};
 use crate::tenant_rows;
 use crate::write::Columns;
 
+/// A job as lists show it: its progress, without its items.
 #[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
-pub struct Batch {
+pub struct BatchSummary {
     pub id: i64,
     pub account_id: i64,
     pub seller_id: i64,
@@ -26,23 +27,37 @@ pub struct Batch {
     pub target_status: OrderStatus,
     #[sqlx(try_from = "String")]
     pub state: BatchState,
-    #[sqlx(try_from = "String")]
-    pub item_ids: JsonText<Vec<i64>>,
     pub total: i64,
     pub processed: i64,
     pub succeeded: i64,
     pub failed: i64,
-    #[sqlx(try_from = "String")]
-    pub invalid_items: JsonText<Vec<InvalidItem>>,
     pub created_on: Timestamp,
     pub updated_on: Timestamp,
     pub finished_on: Option<Timestamp>,
 }
 
+/// A job whole: its progress, the ids it moves and the items it left as they were (up to
+/// `domain::batch::ITEMS_MAX` each, which is why lists read only the summary).
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
+pub struct Batch {
+    #[sqlx(flatten)]
+    pub summary: BatchSummary,
+    #[sqlx(try_from = "String")]
+    pub item_ids: JsonText<Vec<i64>>,
+    #[sqlx(try_from = "String")]
+    pub invalid_items: JsonText<Vec<InvalidItem>>,
+}
+
+macro_rules! summary_columns {
+    () => {
+        "id, account_id, seller_id, shop_id, kind, target_status, state, total, processed, \
+         succeeded, failed, created_on, updated_on, finished_on"
+    };
+}
+
 macro_rules! columns {
     () => {
-        "id, account_id, seller_id, shop_id, kind, target_status, state, item_ids, total, processed, \
-         succeeded, failed, invalid_items, created_on, updated_on, finished_on"
+        concat!(summary_columns!(), ", item_ids, invalid_items")
     };
 }
 
@@ -97,14 +112,14 @@ pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Res
     tenant_rows::find(exec, "batches", columns!(), tenant, id).await
 }
 
-/// A page of the tenant's jobs and their total.
+/// A page of the tenant's jobs, without their items, and their total.
 pub async fn list(
     db: &Database,
     tenant: Tenant,
     filter: &BatchFilter,
     sort: Sort,
     window: Window,
-) -> Result<(Vec<Batch>, u64)> {
+) -> Result<(Vec<BatchSummary>, u64)> {
     let mut f = Filter::new();
     f.eq("account_id", Arg::Int(tenant.account_id))
         .eq_opt("seller_id", tenant.seller_id.map(Arg::Int))
@@ -112,8 +127,8 @@ pub async fn list(
     if let Some(ids) = &filter.shop_ids {
         f.any_of("shop_id", ids.iter().copied().map(Arg::Int));
     }
-    let sql = list_sql(columns!(), "batches", &f, sort, window);
-    fetch_list!(Exec::Db(db), Batch, sql, f)
+    let sql = list_sql(summary_columns!(), "batches", &f, sort, window);
+    fetch_list!(Exec::Db(db), BatchSummary, sql, f)
 }
 
 /// The oldest unfinished job, if any.
@@ -138,7 +153,7 @@ pub async fn save_progress(
     progress: &Progress<'_>,
     now: Timestamp,
 ) -> Result<bool> {
-    let finished = progress.processed >= batch.total;
+    let finished = progress.processed >= batch.summary.total;
     let state = if finished {
         BatchState::Finished
     } else {
@@ -157,8 +172,8 @@ pub async fn save_progress(
         .bind(to_text(progress.invalid_items))
         .bind(now.as_micros())
         .bind(finished.then_some(now.as_micros()))
-        .bind(batch.id)
-        .bind(batch.processed)
+        .bind(batch.summary.id)
+        .bind(batch.summary.processed)
         .execute(c)
         .await
         .map(|done| done.rows_affected())

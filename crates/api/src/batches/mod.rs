@@ -19,7 +19,7 @@ use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
 
-pub use representation::{BatchFields, batch_resource, invalid_item};
+pub use representation::{BatchFields, batch_resource, batch_summary, invalid_item};
 
 pub static BATCH_LIST: ListSpec = ListSpec {
     name: "batches",
@@ -46,7 +46,7 @@ async fn list(
         .await?;
     Ok(request
         .respond(&state, area::BATCHES.pattern(), page, |batch| {
-            batch_resource(&state.urls, batch)
+            batch_summary(&state.urls, batch)
         })
         .showing(AccountData::own(&auth)))
 }
@@ -61,5 +61,5 @@ async fn show(
         .find(|tenant| batches::find(&state.db, tenant, id))
         .await?;
     let doc = batch_resource(&state.urls, &batch).into_json(state.urls.curies());
-    Ok(Hal::ok(doc, batch.updated_on).showing(AccountData::own(&auth)))
+    Ok(Hal::ok(doc, batch.summary.updated_on).showing(AccountData::own(&auth)))
 }

@@ -2,7 +2,8 @@
 
 crate::rels::define_rels! {
     BATCHES_BATCHES = ("batches", "batches", Get, "Batch jobs",
-        "The account's batch jobs, newest first, as a paginated list. Parameters: state (pending, running \
+        "The account's batch jobs, newest first, as a paginated list; each shows its progress, its \
+         invalid items being on its own page (batches:batch). Parameters: state (pending, running \
          or finished), shop_ids, sort (id.asc or id.desc), page, per_page. Needs batches.read.");
     BATCHES_BATCH = ("batches", "batch", Get, "Batch job",
         "One batch job, started by a request over more items than it does itself (orders:batch_updates \

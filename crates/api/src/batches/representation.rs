@@ -7,7 +7,7 @@ use hal::{Link, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
-use storage::batches::Batch;
+use storage::batches::{Batch, BatchSummary};
 
 use crate::kernel::present::Presenter;
 use crate::kernel::urls::Urls;
@@ -47,7 +47,8 @@ pub struct ErrorFields<'a> {
     messages: &'a [String],
 }
 
-pub fn batch_resource(urls: &Urls, batch: &Batch) -> Resource {
+/// A job as lists show it: its progress; its invalid items are on its own page.
+pub fn batch_summary(urls: &Urls, batch: &BatchSummary) -> Resource {
     let fields = BatchFields {
         id: batch.id,
         shop_id: batch.shop_id,
@@ -66,10 +67,14 @@ pub fn batch_resource(urls: &Urls, batch: &Batch) -> Resource {
         .with_properties(&fields)
         .link("self", Link::get(urls.batch(batch.id)))
         .rel(&rels::SHOPS_SHOP, urls.shop(batch.shop_id))
-        .embed_all(
-            "invalid_items",
-            batch.invalid_items.0.iter().map(invalid_item),
-        )
+}
+
+/// A job whole (its GET, its events): the summary with its invalid items embedded.
+pub fn batch_resource(urls: &Urls, batch: &Batch) -> Resource {
+    batch_summary(urls, &batch.summary).embed_all(
+        "invalid_items",
+        batch.invalid_items.0.iter().map(invalid_item),
+    )
 }
 
 /// An item left as it was, as batch answers and jobs embed it.

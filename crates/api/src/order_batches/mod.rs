@@ -52,8 +52,12 @@ async fn create(
     let (batch, outcome) = match started {
         Started::Done(batch, outcome) => (batch, outcome),
         Started::Queued(job) => {
-            let location = state.urls.batch(job.value.id);
-            return Ok(Hal::accepted(job.document, location, job.value.updated_on));
+            let location = state.urls.batch(job.value.summary.id);
+            return Ok(Hal::accepted(
+                job.document,
+                location,
+                job.value.summary.updated_on,
+            ));
         }
     };
     let status = batch.target.status;

@@ -584,6 +584,17 @@ async fn jobs_are_read_by_their_account_with_batches_read(s: TestServer) {
     assert_eq!(status, StatusCode::OK, "{list}");
     assert_eq!(ids_of_list(&list), [second["id"].as_i64().unwrap(), id]);
     assert_eq!(list["total_items"], 2);
+    // A list shows each job's progress; its invalid items (up to 10,000) are on its page.
+    let listed = &list["_embedded"]["items"][1];
+    assert_eq!(listed["failed"], 101);
+    assert!(
+        listed["_embedded"].get("invalid_items").is_none(),
+        "{listed}"
+    );
+    assert_eq!(
+        done["_embedded"]["invalid_items"].as_array().unwrap().len(),
+        101
+    );
     let (_, none) = s.get_json("/v2/batches?state=pending", &reader).await;
     assert_eq!(none["total_items"], 0, "{none}");
     let (_, by_shop) = s

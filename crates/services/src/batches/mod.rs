@@ -45,14 +45,15 @@ pub async fn run_next(services: &Services) -> ServiceResult<bool> {
     let Some(batch) = stored::next_unfinished(services.db()).await? else {
         return Ok(false);
     };
-    let actor = Actor::system(JOB, batch.account_id, batch.seller_id);
+    let job = &batch.summary;
+    let actor = Actor::system(JOB, job.account_id, job.seller_id);
     let ids = &batch.item_ids.0;
-    let start = usize::try_from(batch.processed)
+    let start = usize::try_from(job.processed)
         .unwrap_or(usize::MAX)
         .min(ids.len());
     let chunk = &ids[start..(start + CHUNK).min(ids.len())];
     let mut invalid_items = batch.invalid_items.0.clone();
-    let mut succeeded = batch.succeeded;
+    let mut succeeded = job.succeeded;
     for &id in chunk {
         match do_item(services, &actor, &batch, id).await? {
             Ok(()) => succeeded += 1,
@@ -80,11 +81,12 @@ async fn do_item(
     batch: &Batch,
     id: i64,
 ) -> ServiceResult<Result<(), domain::FieldErrors>> {
-    match batch.kind {
+    let job = &batch.summary;
+    match job.kind {
         BatchKind::OrderStatus => {
-            let target = order_batches::Move::to(batch.target_status)
+            let target = order_batches::Move::to(job.target_status)
                 .ok_or_else(|| ServiceError::internal("a batch's orders are moved to checkout"))?;
-            let moved = order_batches::move_one(services, actor, batch.shop_id, id, target).await;
+            let moved = order_batches::move_one(services, actor, job.shop_id, id, target).await;
             Ok(moved.map(|_| ()))
         }
     }
@@ -105,11 +107,11 @@ async fn save(
                 if !stored::save_progress(tx, batch, progress, op.now).await? {
                     return Ok(());
                 }
-                if progress.processed >= batch.total {
-                    let shop = shops::find(&mut *tx, op.actor.tenant, batch.shop_id)
+                if progress.processed >= batch.summary.total {
+                    let shop = shops::find(&mut *tx, op.actor.tenant, batch.summary.shop_id)
                         .await?
                         .ok_or_else(|| ServiceError::internal("the batch's shop is not found"))?;
-                    let written = reload(tx, op.actor.tenant, batch.id).await?;
+                    let written = reload(tx, op.actor.tenant, batch.summary.id).await?;
                     record(tx, op, topic::BATCHES_FINISHED, &shop, &written).await?;
                 }
                 Ok(())
@@ -135,7 +137,7 @@ async fn record(
     written: &Batch,
 ) -> ServiceResult<Value> {
     let doc = op.present().batch(op.actor.scopes, written);
-    let change = Change::in_shop(topic, shop, "batch", written.id, None, &doc);
+    let change = Change::in_shop(topic, shop, "batch", written.summary.id, None, &doc);
     op.record(tx, change).await?;
     Ok(doc)
 }

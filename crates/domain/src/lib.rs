@@ -3,6 +3,7 @@
 //! Everything here is deterministic and unit-tested.
 
 pub mod batch;
+pub mod calendar;
 pub mod catalog;
 pub mod clock;
 pub mod customer;
@@ -31,6 +32,7 @@ mod data {
     pub(crate) mod timezones;
 }
 
+pub use calendar::CalendarDate;
 pub use clock::{Clock, SystemClock, Timestamp};
 pub use patch::Patch;
 pub use role::Role;

@@ -79,6 +79,15 @@ pub const TOPICS: &[&str] = &[
     "subscriptions.fees.created",
     "subscriptions.fees.updated",
     "subscriptions.fees.deleted",
+    "subscriptions.purchases",
+    "subscriptions.purchases.created",
+    "subscriptions.purchases.updated",
+    "subscriptions.purchases.paused",
+    "subscriptions.purchases.resumed",
+    "subscriptions.purchases.cancelled",
+    "subscriptions.purchases.renewed",
+    "subscriptions.purchases.failed",
+    "subscriptions.purchases.finished",
 ];
 
 /// An order is created in checkout (a cart): its most specific topic.
@@ -138,6 +147,14 @@ pub const CUSTOMERS_DELETED: &str = "customers.deleted";
 pub const SUBSCRIPTION_FEES_CREATED: &str = "subscriptions.fees.created";
 pub const SUBSCRIPTION_FEES_UPDATED: &str = "subscriptions.fees.updated";
 pub const SUBSCRIPTION_FEES_DELETED: &str = "subscriptions.fees.deleted";
+pub const SUBSCRIPTION_PURCHASES_CREATED: &str = "subscriptions.purchases.created";
+pub const SUBSCRIPTION_PURCHASES_UPDATED: &str = "subscriptions.purchases.updated";
+pub const SUBSCRIPTION_PURCHASES_PAUSED: &str = "subscriptions.purchases.paused";
+pub const SUBSCRIPTION_PURCHASES_RESUMED: &str = "subscriptions.purchases.resumed";
+pub const SUBSCRIPTION_PURCHASES_CANCELLED: &str = "subscriptions.purchases.cancelled";
+pub const SUBSCRIPTION_PURCHASES_RENEWED: &str = "subscriptions.purchases.renewed";
+pub const SUBSCRIPTION_PURCHASES_FAILED: &str = "subscriptions.purchases.failed";
+pub const SUBSCRIPTION_PURCHASES_FINISHED: &str = "subscriptions.purchases.finished";
 
 pub const BATCHES_CREATED: &str = "batches.created";
 pub const BATCHES_FINISHED: &str = "batches.finished";
@@ -223,6 +240,14 @@ mod tests {
             SUBSCRIPTION_FEES_CREATED,
             SUBSCRIPTION_FEES_UPDATED,
             SUBSCRIPTION_FEES_DELETED,
+            SUBSCRIPTION_PURCHASES_CREATED,
+            SUBSCRIPTION_PURCHASES_UPDATED,
+            SUBSCRIPTION_PURCHASES_PAUSED,
+            SUBSCRIPTION_PURCHASES_RESUMED,
+            SUBSCRIPTION_PURCHASES_CANCELLED,
+            SUBSCRIPTION_PURCHASES_RENEWED,
+            SUBSCRIPTION_PURCHASES_FAILED,
+            SUBSCRIPTION_PURCHASES_FINISHED,
             BATCHES_CREATED,
             BATCHES_FINISHED,
         ] {

@@ -4,6 +4,7 @@
 //! purchases' storage and the renewal engine that bills them come later; these rules are
 //! what they will read.
 
+pub mod billing;
 pub mod purchase;
 pub mod schedule;
 

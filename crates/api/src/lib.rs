@@ -35,6 +35,7 @@ mod shipping_tables;
 mod shop_admins;
 mod shops;
 mod subscription_fees;
+mod subscription_purchases;
 mod variants;
 mod webhooks;
 

@@ -211,7 +211,7 @@ async fn rate_limiter(config: &ServeConfig) -> anyhow::Result<RateLimiter> {
 
 /// Every background task of this node's role, in one place. Nodes serving the API keep
 /// their view of tokens and keys fresh; worker nodes run the workers: the webhook
-/// dispatcher on each of them, singletons such as housekeeping, order documents, batch jobs
+/// dispatcher on each of them, singletons such as housekeeping, order documents, batch jobs, subscription renewals
 /// and (when SMTP is configured) mail delivery on one at a time.
 fn register_tasks(
     config: &ServeConfig,
@@ -307,6 +307,10 @@ fn register_tasks(
         registry.register(PAYMENTS, Placement::Singleton, move |cancel| {
             workers::settle_payments(services.clone(), secret_box.clone(), period, cancel)
         });
+        let (services, secret_box) = (state.services.clone(), auth.secret_box().clone());
+        registry.register(RENEWALS, Placement::Singleton, move |cancel| {
+            workers::renew_subscriptions(services.clone(), secret_box.clone(), cancel)
+        });
     }
     Ok(registry)
 }
@@ -318,6 +322,8 @@ pub const MAIL_DELIVERY: &str = "mail_delivery";
 pub const ORDER_DOCUMENTS: &str = "order_documents";
 pub const BATCHES: &str = "batches";
 pub const PAYMENTS: &str = "payments";
+/// Bills the due cycles of subscription purchases.
+pub const RENEWALS: &str = "subscription_renewals";
 
 /// Runs the dispatcher until `cancel`; then it hands its work back before returning.
 async fn dispatch(dispatcher: Arc<Dispatcher>, cancel: CancellationToken) {

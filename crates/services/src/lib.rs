@@ -38,6 +38,8 @@ pub mod products;
 pub mod shipping_tables;
 pub mod shops;
 pub mod subscription_fees;
+pub mod subscription_purchases;
+pub mod subscription_renewals;
 pub mod variants;
 pub mod webhooks;
 

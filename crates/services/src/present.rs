@@ -6,7 +6,7 @@
 use crate::{
     assets, batches, collections, customers, exchange_rates, order_documents, orders,
     payment_methods, payments, price_lists, product_types, products, shipping_tables, shops,
-    subscription_fees, variants, webhooks,
+    subscription_fees, subscription_purchases, variants, webhooks,
 };
 
 pub trait Present:
@@ -26,6 +26,7 @@ pub trait Present:
     + shops::Present
     + shops::admins::Present
     + subscription_fees::Present
+    + subscription_purchases::Present
     + variants::Present
     + webhooks::Present
     + Send
@@ -50,6 +51,7 @@ impl<T> Present for T where
         + shops::Present
         + shops::admins::Present
         + subscription_fees::Present
+        + subscription_purchases::Present
         + variants::Present
         + webhooks::Present
         + Send

@@ -62,6 +62,8 @@ pub fn answer(index: UniqueIndex) -> Taken {
         | U::OrderDocumentsNumber
         | U::OrderDocumentFiles
         | U::PaymentsCharge
+        | U::SubscriptionPurchasesLine
+        | U::OrdersRenewal
         | U::Leases => Conflict,
     }
 }

@@ -111,6 +111,7 @@ pub(crate) const TABLES: &[(&str, Owner)] = &[
     ("order_document_files", Owner::Column("account_id")),
     ("order_document_numbers", Owner::Untracked),
     ("subscription_fees", Owner::Column("account_id")),
+    ("subscription_purchases", Owner::Column("account_id")),
     ("signing_keys", Owner::Untracked),
     ("access_tokens", Owner::Untracked),
     ("refresh_tokens", Owner::Untracked),

@@ -60,6 +60,7 @@ pub mod sign_in_failures;
 pub mod signing_keys;
 pub mod slugs;
 pub mod subscription_fees;
+pub mod subscription_purchases;
 pub mod succession;
 pub mod tenant_rows;
 pub mod tokens;

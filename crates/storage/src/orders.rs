@@ -3,9 +3,9 @@
 //! bumped in the writing transaction; lines snapshot what they sell and refer to the
 //! catalog by id only.
 
-use domain::Timestamp;
 use domain::order::{Address, OrderStatus, Totals};
 use domain::payment::MethodType;
+use domain::{CalendarDate, Timestamp};
 
 use crate::Tenant;
 use crate::db::{Database, Exec, Tx};
@@ -15,6 +15,7 @@ use crate::sql::{
     Arg, Filter, PagePlan, Params, Sort, Source, Window, bind_as, bind_scalar, deferred_page_sql,
     escape_like,
 };
+use crate::subscription_purchases::MaybeDate;
 use crate::tenant_rows::{self, TenantTable};
 use crate::write::{Columns, execute_bound, insert_rows};
 
@@ -67,6 +68,10 @@ pub struct Order {
     pub closed_on: Option<Timestamp>,
     pub shipped_on: Option<Timestamp>,
     pub cancelled_on: Option<Timestamp>,
+    /// A renewal order: the subscription purchase it bills, and the cycle's date.
+    pub subscription_purchase_id: Option<i64>,
+    #[sqlx(try_from = "Option<String>")]
+    pub renewal_on: MaybeDate,
 }
 
 macro_rules! columns {
@@ -76,7 +81,7 @@ macro_rules! columns {
          tracking_code, courier_name, tracking_url, app_id, contact_id, payment_method_id, payment_method_type, \
          payment_method_name, paid_total, refunded_total, shipping_table_id, shipping_description, \
          weight_in_grams, base_currency_code, exchange_rate, created_on, updated_on, placed_on, closed_on, \
-         shipped_on, cancelled_on"
+         shipped_on, cancelled_on, subscription_purchase_id, renewal_on"
     };
 }
 
@@ -229,6 +234,10 @@ pub struct LineData {
     pub sku: Option<String>,
     pub unit_price: i64,
     pub quantity: i64,
+    /// The subscription fee the line was sold on, by id only (it may change or go).
+    pub subscription_fee_id: Option<i64>,
+    /// Charged once on a recurring line, beside unit price × quantity.
+    pub setup_fee: i64,
     pub line_total: i64,
 }
 
@@ -399,13 +408,15 @@ pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Resu
             Arg::MaybeText(line.sku.clone()),
             Arg::Int(line.unit_price),
             Arg::Int(line.quantity),
+            Arg::MaybeInt(line.subscription_fee_id),
+            Arg::Int(line.setup_fee),
             Arg::Int(line.line_total),
         ]
     });
     insert_rows(
         tx,
         "order_lines (order_id, position, product_id, variant_id, title, variant_title, sku, unit_price, \
-         quantity, line_total)",
+         quantity, subscription_fee_id, setup_fee, line_total)",
         rows,
     )
     .await
@@ -423,6 +434,52 @@ pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Opt
     tenant_rows::find_for_update(tx, "orders", columns!(), tenant, id).await
 }
 
+/// Marks a new order as the renewal of `purchase_id` for the cycle `on`: once per
+/// (purchase, cycle), the unique index refusing a second.
+pub async fn mark_renewal(
+    tx: &mut Tx,
+    order_id: i64,
+    purchase_id: i64,
+    on: CalendarDate,
+) -> Result<()> {
+    execute_bound(
+        tx,
+        "UPDATE orders SET subscription_purchase_id = $2, renewal_on = $3 WHERE id = $1".to_owned(),
+        &[Arg::Int(order_id), Arg::Int(purchase_id), on.into()],
+    )
+    .await
+}
+
+/// The renewal order of `purchase_id` for the cycle `on`, if it was written.
+pub async fn renewal_of(tx: &mut Tx, purchase_id: i64, on: CalendarDate) -> Result<Option<Order>> {
+    let sql = concat!(
+        "SELECT ",
+        columns!(),
+        " FROM orders WHERE subscription_purchase_id = $1 AND renewal_on = $2"
+    );
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_as::<_, Order>(sql)
+            .bind(purchase_id)
+            .bind(on.to_string())
+            .fetch_optional(c)
+            .await
+    })
+    .map_err(Into::into)
+}
+
+/// Whether the order has a line sold on a subscription fee.
+pub async fn has_recurring_lines<'a>(exec: impl Into<Exec<'a>>, order_id: i64) -> Result<bool> {
+    let sql = "SELECT EXISTS (SELECT 1 FROM order_lines WHERE order_id = $1 \
+               AND subscription_fee_id IS NOT NULL)";
+    with_conn!(exec.into(), |c| {
+        sqlx::query_scalar::<_, bool>(sql)
+            .bind(order_id)
+            .fetch_one(c)
+            .await
+    })
+    .map_err(Into::into)
+}
+
 /// Every line of these orders in one query, by order and position.
 pub async fn lines_of<'a>(exec: impl Into<Exec<'a>>, order_ids: &[i64]) -> Result<Vec<OrderLine>> {
     if order_ids.is_empty() {
@@ -432,7 +489,7 @@ pub async fn lines_of<'a>(exec: impl Into<Exec<'a>>, order_ids: &[i64]) -> Resul
     f.any_of("order_id", order_ids.iter().copied().map(Arg::Int));
     let sql = format!(
         "SELECT id, order_id, position, product_id, variant_id, title, variant_title, sku, unit_price, quantity, \
-         line_total FROM order_lines{} ORDER BY order_id, position, id",
+         subscription_fee_id, setup_fee, line_total FROM order_lines{} ORDER BY order_id, position, id",
         f.where_sql()
     );
     Ok(fetch_all_bound!(exec.into(), OrderLine, sql, f.args())?)

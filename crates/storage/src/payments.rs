@@ -117,6 +117,8 @@ pub struct Outcome {
     pub reference: Option<String>,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
+    /// The gateway's token of the card it saved for later charges, if it was asked to.
+    pub saved_card: Option<String>,
 }
 
 /// Records how a pending attempt ended, if it is still pending (a concurrent finalizer
@@ -129,8 +131,8 @@ pub async fn finalize(
 ) -> Result<Option<Payment>> {
     let sql = concat!(
         "UPDATE payments SET status = $2, reference = COALESCE($3, reference), failure_code = $4, \
-         failure_message = $5, next_attempt_on = NULL, attempts = attempts + 1, updated_on = $6 \
-         WHERE id = $1 AND status = 'pending' RETURNING ",
+         failure_message = $5, next_attempt_on = NULL, attempts = attempts + 1, updated_on = $6, \
+         saved_card = $7 WHERE id = $1 AND status = 'pending' RETURNING ",
         columns!()
     );
     with_conn!(Exec::Tx(tx), |c| {
@@ -141,6 +143,7 @@ pub async fn finalize(
             .bind(&outcome.failure_code)
             .bind(&outcome.failure_message)
             .bind(now.as_micros())
+            .bind(&outcome.saved_card)
             .fetch_optional(c)
             .await
     })
@@ -209,6 +212,20 @@ pub async fn pending_charges_total(tx: &mut Tx, order_id: i64) -> Result<i64> {
         .await
     })?;
     Ok(total)
+}
+
+/// The order's charge still waiting for its gateway's answer, if any (the oldest).
+pub async fn pending_charge_of_order(tx: &mut Tx, order_id: i64) -> Result<Option<Payment>> {
+    let sql = format!(
+        "SELECT {} FROM payments WHERE order_id = $1 AND kind = 'charge' AND status = 'pending' \
+         ORDER BY id LIMIT 1",
+        columns!()
+    );
+    Ok(
+        fetch_all_bound!(Exec::Tx(tx), Payment, sql, &[Arg::Int(order_id)])?
+            .into_iter()
+            .next(),
+    )
 }
 
 /// The order's approved charges that no refund returns yet, oldest first.
@@ -292,4 +309,17 @@ pub async fn pending_refunds<'a>(exec: impl Into<Exec<'a>>, order_id: i64) -> Re
         sql,
         &[Arg::Int(order_id)]
     )?)
+}
+
+/// The card the gateway saved on the order's latest approved charge that saved one.
+pub async fn saved_card_of_order(tx: &mut Tx, order_id: i64) -> Result<Option<String>> {
+    let sql = "SELECT saved_card FROM payments WHERE order_id = $1 AND kind = 'charge' \
+               AND status = 'approved' AND saved_card IS NOT NULL ORDER BY id DESC LIMIT 1";
+    with_conn!(Exec::Tx(tx), |c| {
+        sqlx::query_scalar::<_, String>(sql)
+            .bind(order_id)
+            .fetch_optional(c)
+            .await
+    })
+    .map_err(Into::into)
 }

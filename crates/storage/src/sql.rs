@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use domain::Timestamp;
+use domain::{CalendarDate, Timestamp};
 use sqlx::query::{Query, QueryAs, QueryScalar};
 use sqlx::{Database as SqlxDatabase, Encode, Type};
 
@@ -40,6 +40,9 @@ arg_from! {
     // Time is bound as the BIGINT microseconds it is stored as.
     Timestamp => |v| Arg::Int(v.as_micros());
     Option<Timestamp> => |v| Arg::MaybeInt(v.map(Timestamp::as_micros));
+    // Dates are bound as the YYYY-MM-DD text they are stored as.
+    CalendarDate => |v| Arg::Text(v.to_string());
+    Option<CalendarDate> => |v| Arg::MaybeText(v.map(|d| d.to_string()));
     String => |v| Arg::Text(v);
     &String => |v| Arg::Text(v.clone());
     &str => |v| Arg::Text(v.to_owned());

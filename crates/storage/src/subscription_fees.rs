@@ -167,6 +167,31 @@ pub async fn find(db: &Database, tenant: Tenant, id: i64) -> Result<Option<Price
     }
 }
 
+/// The account's fees of these variants, in id order.
+pub async fn of_variants<'a>(
+    exec: impl Into<Exec<'a>>,
+    account_id: i64,
+    variant_ids: &[i64],
+) -> Result<Vec<SubscriptionFee>> {
+    if variant_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut f = Filter::new();
+    f.eq("account_id", Arg::Int(account_id))
+        .any_of("variant_id", variant_ids.iter().copied().map(Arg::Int));
+    let sql = format!(
+        "SELECT {} FROM subscription_fees{} ORDER BY id",
+        columns!(),
+        f.where_sql()
+    );
+    Ok(fetch_all_bound!(
+        exec.into(),
+        SubscriptionFee,
+        sql,
+        f.args()
+    )?)
+}
+
 /// Reads a fee and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(
     tx: &mut Tx,

@@ -95,6 +95,12 @@ unique_indexes! {
     /// One refund per charge: refunds are written once under the order's lock, so only
     /// a bug reaches it.
     PaymentsCharge = "payments_charge_key" on payments (charge_id);
+    /// One subscription purchase per recurring order line: purchases are opened under the
+    /// order's lock, so only a bug reaches it.
+    SubscriptionPurchasesLine = "subscription_purchases_line_key" on subscription_purchases (original_line_id);
+    /// One renewal order per purchase and cycle: written under the purchase's lock, so only
+    /// a bug (or a second node that lost its lock) reaches it.
+    OrdersRenewal = "orders_renewal_key" on orders (subscription_purchase_id, renewal_on);
     /// One rate per shop and pair of currencies.
     ExchangeRatesCurrency = "exchange_rates_currency_key" on exchange_rates (shop_id, from_currency, to_currency);
     /// A user is on a shop's roster once.

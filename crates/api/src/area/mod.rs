@@ -89,6 +89,7 @@ areas!(
     product_types,
     price_lists,
     subscription_fees,
+    subscription_purchases,
     customers,
     customer_account,
     orders,

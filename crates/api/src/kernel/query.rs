@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use domain::limits::{self, IntRange};
 use domain::text::TextKind;
-use domain::{FieldErrors, Timestamp};
+use domain::{CalendarDate, FieldErrors, Timestamp};
 
 use super::error::ApiError;
 use storage::sql::TimeRange;
@@ -198,6 +198,23 @@ impl QueryParams {
             }
         });
         (gte, lte)
+    }
+
+    /// `{field}.gte` and `{field}.lte` as `YYYY-MM-DD` dates, both inclusive.
+    pub fn date_range(
+        &self,
+        field: &str,
+        errors: &mut FieldErrors,
+    ) -> (Option<CalendarDate>, Option<CalendarDate>) {
+        let mut bound = |which: &str| {
+            let (name, value) = self.get_bound(field, which)?;
+            let parsed = CalendarDate::parse(value);
+            if parsed.is_none() {
+                errors.add(name, CalendarDate::MESSAGE);
+            }
+            parsed
+        };
+        (bound("gte"), bound("lte"))
     }
 
     /// `{field}.gte` and `{field}.lte` as integers within `range`.

@@ -24,12 +24,17 @@ crate::rels::define_rels! {
          created it), payment_method_id and payment_info {name, type} (the payment method chosen, as it \
          was then), paid_total (approved charges), refunded_total, outstanding (what the buyer still owes; 0 \
          once cancelled), created_on, updated_on and the time it was placed_on, closed_on, shipped_on and \
-         cancelled_on. Its lines are embedded under lines, each a snapshot taken when the line was written \
-         (product_id, variant_id, title, variant_title, sku, unit_price, quantity, line_total): later \
-         catalog changes do not change them. Needs orders.read.");
+         cancelled_on; a renewal order names the subscription_purchase_id it bills and the cycle's date \
+         (renewal_on, YYYY-MM-DD), else both are null. Its lines are embedded under lines, each a snapshot taken when the line was written \
+         (product_id, variant_id, title, variant_title, sku, unit_price, quantity, subscription_fee_id, \
+         setup_fee, line_total = unit_price × quantity + setup_fee): later catalog changes do not change \
+         them. Needs orders.read.");
     ORDERS_CREATE_ORDER = ("orders", "create_order", Post, "Create an order",
         "Creates an order in checkout in this shop. Body: lines (required: [{variant_id, quantity (default \
-         1, up to 10^9)}], 1 to 250 lines, each variant once; variants of the shop's seller whose product \
+         1, up to 10^9), subscription_fee_id (optional: one of the variant's subscription fees, chosen to \
+         subscribe; its setup_fee is charged once on the line, and paying the order in full opens a \
+         subscription purchase for the line; a variant whose fees all refuse allow_non_recurring_payment \
+         must name one)}], 1 to 250 lines, each variant once; variants of the shop's seller whose product \
          is available in the shop and priced in its currency), email, contact_name, phone_number, \
          shipping_address, billing_address, note, shipping_table_id (an enabled shipping table of the shop \
          that ships to the shipping address and has a rate for the order's weight or net total) or \

@@ -3,7 +3,7 @@
 
 use domain::exchange::ExchangeRate;
 use domain::order::{Address, OrderStatus, Transition};
-use domain::{Scope, ScopeSet, Timestamp};
+use domain::{CalendarDate, Scope, ScopeSet, Timestamp};
 use hal::{Link, RelDef, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -64,6 +64,9 @@ pub struct OrderFields<'a> {
     closed_on: Option<Timestamp>,
     shipped_on: Option<Timestamp>,
     cancelled_on: Option<Timestamp>,
+    /// A renewal order: the subscription purchase it bills, and the cycle's date.
+    subscription_purchase_id: Option<i64>,
+    renewal_on: Option<CalendarDate>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -93,6 +96,10 @@ struct LineFields<'a> {
     sku: Option<&'a str>,
     unit_price: i64,
     quantity: i64,
+    /// The subscription fee a recurring line subscribes on.
+    subscription_fee_id: Option<i64>,
+    /// Charged once on a recurring line, in `line_total`.
+    setup_fee: i64,
     line_total: i64,
 }
 
@@ -180,6 +187,8 @@ fn order_at(
         closed_on: order.closed_on,
         shipped_on: order.shipped_on,
         cancelled_on: order.cancelled_on,
+        subscription_purchase_id: order.subscription_purchase_id,
+        renewal_on: order.renewal_on.0,
     };
     let id = order.id;
     let write = viewer.contains(Scope::OrdersWrite);
@@ -192,6 +201,15 @@ fn order_at(
             &rels::ORDERS_DELETE,
             || urls.order(id),
         );
+    if let Some(purchase) = order
+        .subscription_purchase_id
+        .filter(|_| viewer.contains(Scope::OrdersRead))
+    {
+        resource = resource.rel(
+            &rels::SUBSCRIPTIONS_SUBSCRIPTION_PURCHASE,
+            urls.subscription_purchase(purchase),
+        );
+    }
     let tracked = matches!(order.status, OrderStatus::Closed | OrderStatus::Shipped);
     resource = resource.rel_if(write && tracked, &rels::ORDERS_TRACKING, || {
         urls.order_tracking(id)
@@ -268,6 +286,8 @@ fn line_resource(line: &OrderLine) -> Resource {
         sku: line.sold.sku.as_deref(),
         unit_price: line.sold.unit_price,
         quantity: line.sold.quantity,
+        subscription_fee_id: line.sold.subscription_fee_id,
+        setup_fee: line.sold.setup_fee,
         line_total: line.sold.line_total,
     })
 }

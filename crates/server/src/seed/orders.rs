@@ -167,6 +167,8 @@ fn lines(rng: &mut SplitMix, variants: &[SoldVariant]) -> Vec<LineData> {
                 sku: variant.sku.clone(),
                 unit_price: variant.price,
                 quantity,
+                subscription_fee_id: None,
+                setup_fee: 0,
                 line_total: variant.price * quantity,
             }
         })

@@ -9,6 +9,7 @@ mod housekeeping;
 mod mail_delivery;
 mod order_documents;
 mod payments;
+mod renewals;
 mod singleton;
 mod upkeep;
 
@@ -28,6 +29,7 @@ pub use housekeeping::housekeeping;
 pub use mail_delivery::{MailDelivery, deliver_mail};
 pub use order_documents::generate_documents;
 pub use payments::settle_payments;
+pub use renewals::renew_subscriptions;
 pub use upkeep::{
     ENCRYPTION_KEY_RELOAD, record_token_use, refresh_revocations, refresh_signing_keys,
     reload_encryption_keys,

@@ -55,6 +55,7 @@ mod shop_settings;
 mod shops;
 mod stock_batches;
 mod subscription_fees;
+mod subscription_purchases;
 mod token_endpoint;
 mod unique_indexes;
 mod v1_profile;

@@ -243,6 +243,10 @@ async fn every_root_link_answers(s: TestServer) {
         "subscriptions:subscription_fee",
         fee["id"].as_i64().unwrap(),
     ));
+    ids.push((
+        "subscriptions:subscription_purchase",
+        subscribed(&s, &token).await,
+    ));
     let unknown: Vec<i64> = (900_001..=900_101).collect();
     let (status, job) = json(
         s.request(
@@ -390,4 +394,70 @@ async fn credentials_links_follow_the_credentials_scopes(s: TestServer) {
             .unwrap();
         assert!(page.contains(needed), "{rel}: {page}");
     }
+}
+
+/// Opens a subscription purchase: an order with a recurring line of a variant in stock,
+/// placed and paid through a test gateway method. Answers the purchase's id.
+async fn subscribed(s: &TestServer, token: &str) -> i64 {
+    let call = |method: Method, path: String, body: Value| async move {
+        let (status, doc) = json(
+            s.request(method, &path, token)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert!(status.is_success(), "{path}: {doc}");
+        doc
+    };
+    let product = s
+        .create_product(
+            token,
+            json!({"title": "Subscribed", "status": "visible", "variants": [{"price": 900, "stock": 5}]}),
+        )
+        .await;
+    let variant = &product["_embedded"]["variants"][0]["id"];
+    let fee = call(
+        Method::POST,
+        "/v2/subscription_fees".into(),
+        json!({"variant_id": variant, "payment_interval": "1_month", "renewal_fee": 900}),
+    )
+    .await;
+    let shop = s.shop_id();
+    let method = call(
+        Method::POST,
+        format!("/v2/shops/{shop}/payment_methods"),
+        json!({"type": "test_gateway"}),
+    )
+    .await;
+    let order = call(
+        Method::POST,
+        format!("/v2/shops/{shop}/orders"),
+        json!({"lines": [{"variant_id": variant, "subscription_fee_id": fee["id"]}],
+               "payment_method_id": method["id"]}),
+    )
+    .await;
+    call(
+        Method::PUT,
+        format!("/v2/orders/{}/place", order["id"]),
+        json!({}),
+    )
+    .await;
+    let card =
+        json!({"number": "4242424242424242", "exp_month": 12, "exp_year": 2099, "cvc": "123"});
+    call(
+        Method::POST,
+        format!("/v2/orders/{}/payments", order["id"]),
+        json!({"card": card}),
+    )
+    .await;
+    let (_, page) = json(
+        s.get("/v2/subscription_purchases", token)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    page["_embedded"]["items"][0]["id"].as_i64().unwrap()
 }

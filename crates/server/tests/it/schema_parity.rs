@@ -99,6 +99,11 @@ const DIALECT_DIFFERENCES: &[(Option<&str>, Option<&str>, &str)] = &[
         Some("column subscription_fees.extend_on_reenable: bool not null default 0"),
         FLAG,
     ),
+    (
+        Some("column subscription_purchases.paid_setup_fee: int not null default 0"),
+        Some("column subscription_purchases.paid_setup_fee: bool not null default 0"),
+        FLAG,
+    ),
     (None, Some("table account_versions"), ACCOUNT_VERSIONS),
     (
         None,

@@ -24,6 +24,11 @@ pub struct LineInput {
     /// How many (default 1); also accepted as `units`, its Bootic v1 name.
     #[serde(default = "one", alias = "units")]
     quantity: i64,
+    /// One of the variant's subscription fees: the buyer chose to subscribe. Paying the
+    /// order starts a subscription purchase for the line, and the fee's setup fee is
+    /// charged once on the line.
+    #[serde(default)]
+    subscription_fee_id: Option<i64>,
 }
 
 fn one() -> i64 {
@@ -35,6 +40,8 @@ fn one() -> i64 {
 pub struct WantedLine {
     pub variant_id: i64,
     pub quantity: i64,
+    /// The fee the line subscribes on, if any.
+    pub subscription_fee_id: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -407,6 +414,7 @@ fn lines(given: Vec<LineInput>, errors: &mut FieldErrors) -> Vec<WantedLine> {
         wanted.push(WantedLine {
             variant_id,
             quantity: line.quantity,
+            subscription_fee_id: line.subscription_fee_id,
         });
     }
     wanted

@@ -4,6 +4,7 @@
 pub mod input;
 pub mod payments;
 mod pricing;
+pub(crate) mod renewals;
 mod stock;
 
 use domain::ScopeSet;
@@ -208,7 +209,8 @@ pub(crate) async fn apply_move(
         }
     };
     let mut current = current;
-    if transition == Transition::Place {
+    // A renewal order is priced by its subscription purchase, not the catalog.
+    if transition == Transition::Place && current.order.subscription_purchase_id.is_none() {
         price_to_place(tx, op, &mut current, &mut errors).await?;
     }
     errors.into_result()?;
@@ -422,6 +424,7 @@ fn wanted_of(lines: &[OrderLine], errors: &mut FieldErrors) -> Vec<WantedLine> {
             Some(variant_id) => wanted.push(WantedLine {
                 variant_id,
                 quantity: line.sold.quantity,
+                subscription_fee_id: line.sold.subscription_fee_id,
             }),
             None => errors.add(
                 format!("lines[{i}].variant_id"),
@@ -463,6 +466,11 @@ async fn linked_contact(
 }
 
 /// The order with its lines, locked, once the caller's expectation of it holds.
+/// The order with its lines, locked, whatever its version.
+pub(crate) async fn locked_order(tx: &mut Tx, op: Op<'_>, id: i64) -> ServiceResult<FullOrder> {
+    locked(tx, op, id, &crate::Unconditional).await
+}
+
 pub(crate) async fn locked(
     tx: &mut Tx,
     op: Op<'_>,

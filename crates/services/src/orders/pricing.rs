@@ -8,7 +8,8 @@
 //! currency converts each unit price and its shipping once (`domain::exchange`'s rounding
 //! rule) and adds up the converted amounts, so every total is the exact sum of what the
 //! order shows. Discounts and taxes are 0: prices include taxes, and discounts come from
-//! price lists, which set the unit price itself.
+//! price lists, which set the unit price itself. A recurring line (one naming a
+//! subscription fee of its variant) also charges the fee's setup fee once, in its total.
 
 use domain::catalog::pricing::{BasePrice, Purchase, resolve};
 use domain::exchange::ExchangeRate;
@@ -17,6 +18,7 @@ use domain::shipping::{NotApplicable, Parcel, ShippingMethod};
 use domain::{FieldErrors, Timestamp};
 use storage::orders::{self, LineData, PricingBasis};
 use storage::shops::Shop;
+use storage::subscription_fees::{self, SubscriptionFee};
 use storage::{Tx, exchange_rates, price_lists, shipping_tables};
 
 use super::input::{ShippingChoice, WantedLine};
@@ -97,6 +99,15 @@ pub(super) async fn price(
             line.unit_price = convert(
                 Some(rate),
                 line.unit_price,
+                shop,
+                &currency_code,
+                &field,
+                errors,
+            );
+            let field = format!("lines[{i}].subscription_fee_id");
+            line.setup_fee = convert(
+                Some(rate),
+                line.setup_fee,
                 shop,
                 &currency_code,
                 &field,
@@ -228,6 +239,7 @@ async fn priced_lines(
         contact_id,
     };
     let lists = price_lists::pricing_lists(&mut *tx, shop.seller_id, &purchase, &ids).await?;
+    let fees = subscription_fees::of_variants(&mut *tx, shop.account_id, &ids).await?;
     let mut lines = Vec::with_capacity(wanted.len());
     let mut weight: i64 = 0;
     for (i, line) in wanted.iter().enumerate() {
@@ -271,6 +283,9 @@ async fn priced_lines(
             price_comparison: variant.price_comparison,
         };
         let unit_price = resolve(base, line.quantity, &lists.candidates(variant.variant_id)).price;
+        let Some(setup_fee) = setup_fee(i, line, &fees, errors) else {
+            continue;
+        };
         lines.push(LineData {
             product_id: variant.product_id,
             variant_id: Some(variant.variant_id),
@@ -279,6 +294,8 @@ async fn priced_lines(
             sku: variant.sku.clone(),
             unit_price,
             quantity: line.quantity,
+            subscription_fee_id: line.subscription_fee_id,
+            setup_fee,
             // Set by `order_totals`, which checks it.
             line_total: 0,
         });
@@ -286,20 +303,66 @@ async fn priced_lines(
     Ok((lines, weight))
 }
 
+/// The setup fee a wanted line charges: its fee's, which must be one of its variant's;
+/// nothing for a one-off line, which its variant's fees must allow. `None` when the line
+/// is refused (the reason in `errors`).
+fn setup_fee(
+    i: usize,
+    line: &WantedLine,
+    fees: &[SubscriptionFee],
+    errors: &mut FieldErrors,
+) -> Option<i64> {
+    let field = format!("lines[{i}].subscription_fee_id");
+    let of_variant = || fees.iter().filter(|f| f.variant_id == line.variant_id);
+    match line.subscription_fee_id {
+        Some(id) => match of_variant().find(|f| f.id == id) {
+            Some(fee) => Some(fee.setup_fee),
+            None => {
+                errors.add(
+                    field,
+                    format!(
+                        "{id} is not a subscription fee of variant {}",
+                        line.variant_id
+                    ),
+                );
+                None
+            }
+        },
+        None => {
+            let ids: Vec<String> = of_variant().map(|f| f.id.to_string()).collect();
+            if !ids.is_empty() && of_variant().all(|f| !f.allow_non_recurring_payment) {
+                errors.add(
+                    field,
+                    format!(
+                        "is required: variant {} is sold by subscription only (its fees: {})",
+                        line.variant_id,
+                        ids.join(", ")
+                    ),
+                );
+                return None;
+            }
+            Some(0)
+        }
+    }
+}
+
 /// The order's totals from its lines (whose `line_total` it sets) and shipping; amounts
 /// too large for the order go to `errors`.
 fn order_totals(lines: &mut [LineData], shipping_total: i64, errors: &mut FieldErrors) -> Totals {
     for line in lines.iter_mut() {
-        line.line_total = order::line_total(line.unit_price, line.quantity).unwrap_or(0);
+        line.line_total = order::line_total(line.unit_price, line.quantity)
+            .and_then(|goods| order::line_total(goods + line.setup_fee, 1))
+            .unwrap_or(0);
     }
-    match order::totals(
-        lines.iter().map(|l| (l.unit_price, l.quantity)),
-        shipping_total,
-        0,
-        0,
-    ) {
+    // A line's setup fee counts as one more unit priced at it: line i's amounts are the
+    // pair 2i (goods) and 2i + 1 (setup).
+    let amounts = lines
+        .iter()
+        .flat_map(|l| [(l.unit_price, l.quantity), (l.setup_fee, 1)]);
+    match order::totals(amounts, shipping_total, 0, 0) {
         Ok(totals) => totals,
-        Err(TotalsError::Line(i)) => {
+        Err(TotalsError::Line(pair)) => {
+            let i = pair / 2;
             errors.add(
                 format!("lines[{i}].quantity"),
                 "makes the line's total larger than the largest amount",

@@ -13,7 +13,13 @@
 //! | `4000000000000002` | declined, `card_declined` |
 //! | `4000000000009995` | declined, `insufficient_funds` |
 //! | `4000000000000119` | gateway error, `processing_error` |
+//! | `4000000000000341` | approved; charges of the card saved from it are declined (`card_declined`) |
 //! | any other valid number | declined, `incorrect_number` (not a test card) |
+//!
+//! A charge may ask the gateway to save its card for later charges (a subscription's
+//! renewals): an approved one then answers a token of the saved card, which later charges
+//! name instead of a card. The test gateway's tokens name the card's last four digits, and
+//! a charge of a saved card has the outcome of its card, except as the table says.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -51,7 +57,16 @@ pub struct Charge<'a> {
     pub key: &'a str,
     pub amount: i64,
     pub currency_code: &'a str,
-    pub card: &'a Card,
+    pub source: Source<'a>,
+}
+
+/// What a charge takes the money from.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    /// A card given now; with `save`, kept by the gateway for later charges.
+    Card { card: &'a Card, save: bool },
+    /// A card the gateway saved on an earlier charge, by its token.
+    SavedCard(&'a str),
 }
 
 /// A refund of a charge the gateway made.
@@ -68,8 +83,12 @@ pub struct Refund<'a> {
 /// What a gateway answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Done; the gateway's reference of the charge or refund.
-    Approved { reference: String },
+    /// Done; the gateway's reference of the charge or refund, and the token of the card
+    /// it saved when asked to.
+    Approved {
+        reference: String,
+        saved_card: Option<String>,
+    },
     /// The card was refused: a stable code and the gateway's words.
     Declined { code: String, message: String },
     /// The gateway failed: nothing was charged or refunded.
@@ -100,11 +119,16 @@ pub struct TestGateway;
 
 /// The card whose charges are approved and whose refunds fail.
 const REFUND_FAILS: &str = "4000000000005126";
+/// The card that is approved and saved, and whose saved card is declined.
+const SAVED_DECLINES: &str = "4000000000000341";
+/// Starts the test gateway's tokens of saved cards; the card's last four digits follow.
+const SAVED_CARD_PREFIX: &str = "test_card_";
 
 impl TestGateway {
     fn decide(number: &str) -> Result<(), (bool, &'static str, &'static str)> {
         match number {
-            "4242424242424242" | "5555555555554444" | "378282246310005" | REFUND_FAILS => Ok(()),
+            "4242424242424242" | "5555555555554444" | "378282246310005" | REFUND_FAILS
+            | SAVED_DECLINES => Ok(()),
             "4000000000000002" => Err((true, "card_declined", "the card was declined")),
             "4000000000009995" => Err((
                 true,
@@ -121,6 +145,35 @@ impl TestGateway {
                 "incorrect_number",
                 "not a test card: the test gateway approves 4242424242424242",
             )),
+        }
+    }
+
+    /// The test card a saved card's token was made from, if it is one of ours.
+    fn saved(token: &str) -> Option<&'static str> {
+        let last4 = token.strip_prefix(SAVED_CARD_PREFIX)?.get(..4)?;
+        [
+            "4242424242424242",
+            "5555555555554444",
+            "378282246310005",
+            REFUND_FAILS,
+            "4000000000000002",
+            "4000000000009995",
+            "4000000000000119",
+            SAVED_DECLINES,
+        ]
+        .into_iter()
+        .find(|number| number.ends_with(last4))
+    }
+
+    /// The outcome of a charge from `source`: the card's, or its saved card's.
+    fn decide_source(source: Source<'_>) -> Result<&str, (bool, &'static str, &'static str)> {
+        match source {
+            Source::Card { card, .. } => Self::decide(&card.number).map(|()| card.number.as_str()),
+            Source::SavedCard(token) => match Self::saved(token) {
+                Some(SAVED_DECLINES) => Err((true, "card_declined", "the card was declined")),
+                Some(number) => Self::decide(number).map(|()| number),
+                None => Err((true, "no_such_card", "the gateway saved no such card")),
+            },
         }
     }
 
@@ -146,13 +199,24 @@ impl Gateway for TestGateway {
     fn charge<'a>(&'a self, credentials: &'a Credentials, charge: Charge<'a>) -> Answer<'a> {
         Box::pin(async move {
             Self::latency(credentials).await;
-            match Self::decide(&charge.card.number) {
-                Ok(()) => {
+            match Self::decide_source(charge.source) {
+                Ok(number) => {
                     let mut reference = Self::reference("test_ch_", charge.key);
-                    if charge.card.number == REFUND_FAILS {
+                    if number == REFUND_FAILS {
                         reference.push_str(REFUND_FAILS_SUFFIX);
                     }
-                    Outcome::Approved { reference }
+                    let saved_card = match charge.source {
+                        Source::Card { save: true, .. } => {
+                            let token = Self::reference("", charge.key);
+                            let last4 = domain::payment::last4(number);
+                            Some(format!("{SAVED_CARD_PREFIX}{last4}_{token}"))
+                        }
+                        _ => None,
+                    };
+                    Outcome::Approved {
+                        reference,
+                        saved_card,
+                    }
                 }
                 Err((true, code, message)) => Outcome::Declined {
                     code: code.into(),
@@ -177,6 +241,7 @@ impl Gateway for TestGateway {
             } else {
                 Outcome::Approved {
                     reference: Self::reference("test_re_", refund.key),
+                    saved_card: None,
                 }
             }
         })
@@ -205,7 +270,10 @@ mod tests {
             key,
             amount: 100,
             currency_code: "USD",
-            card: &card,
+            source: Source::Card {
+                card: &card,
+                save: false,
+            },
         };
         TestGateway.charge(&Credentials::new(), charge).await
     }
@@ -225,7 +293,7 @@ mod tests {
         let approved = charge("4242424242424242", "payment-1").await;
         assert_eq!(approved, charge("4242424242424242", "payment-1").await);
         assert_ne!(approved, charge("4242424242424242", "payment-2").await);
-        let Outcome::Approved { reference } = approved else {
+        let Outcome::Approved { reference, .. } = approved else {
             panic!("{approved:?}")
         };
         assert!(matches!(refund(&reference).await, Outcome::Approved { .. }));
@@ -241,10 +309,64 @@ mod tests {
             charge("4111111111111111", "k").await,
             Outcome::Declined { code, .. } if code == "incorrect_number"
         ));
-        let Outcome::Approved { reference } = charge(REFUND_FAILS, "k").await else {
+        let Outcome::Approved { reference, .. } = charge(REFUND_FAILS, "k").await else {
             panic!()
         };
         assert!(matches!(refund(&reference).await, Outcome::Error { .. }));
+    }
+
+    async fn charge_from(source: Source<'_>, key: &str) -> Outcome {
+        let charge = Charge {
+            key,
+            amount: 100,
+            currency_code: "USD",
+            source,
+        };
+        TestGateway.charge(&Credentials::new(), charge).await
+    }
+
+    #[tokio::test]
+    async fn a_saved_card_is_charged_as_its_card_and_the_0341_card_is_saved_but_declined() {
+        let saved = |number: &'static str| async move {
+            let card = card(number);
+            let source = Source::Card {
+                card: &card,
+                save: true,
+            };
+            match charge_from(source, "first").await {
+                Outcome::Approved {
+                    saved_card: Some(token),
+                    ..
+                } => token,
+                other => panic!("{other:?}"),
+            }
+        };
+        let good = saved("4242424242424242").await;
+        assert!(good.starts_with("test_card_4242_"), "{good}");
+        assert!(matches!(
+            charge_from(Source::SavedCard(&good), "renewal").await,
+            Outcome::Approved {
+                saved_card: None,
+                ..
+            }
+        ));
+        let declines = saved(SAVED_DECLINES).await;
+        assert!(matches!(
+            charge_from(Source::SavedCard(&declines), "renewal").await,
+            Outcome::Declined { code, .. } if code == "card_declined"
+        ));
+        assert!(matches!(
+            charge_from(Source::SavedCard("pm_other"), "renewal").await,
+            Outcome::Declined { code, .. } if code == "no_such_card"
+        ));
+        // Not asked to save: no token.
+        assert!(matches!(
+            charge("4242424242424242", "k").await,
+            Outcome::Approved {
+                saved_card: None,
+                ..
+            }
+        ));
     }
 
     #[test]

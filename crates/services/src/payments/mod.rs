@@ -62,23 +62,29 @@ pub(crate) fn attempt_key(payment: &Payment) -> String {
 /// How a gateway's answer is recorded.
 pub(crate) fn recorded_outcome(outcome: &gateway::Outcome) -> Outcome {
     match outcome {
-        gateway::Outcome::Approved { reference } => Outcome {
+        gateway::Outcome::Approved {
+            reference,
+            saved_card,
+        } => Outcome {
             status: PaymentStatus::Approved,
             reference: Some(reference.clone()),
             failure_code: None,
             failure_message: None,
+            saved_card: saved_card.clone(),
         },
         gateway::Outcome::Declined { code, message } => Outcome {
             status: PaymentStatus::Declined,
             reference: None,
             failure_code: Some(code.clone()),
             failure_message: Some(message.clone()),
+            saved_card: None,
         },
         gateway::Outcome::Error { code, message } => Outcome {
             status: PaymentStatus::Failed,
             reference: None,
             failure_code: Some(code.clone()),
             failure_message: Some(message.clone()),
+            saved_card: None,
         },
     }
 }

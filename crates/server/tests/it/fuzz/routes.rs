@@ -179,7 +179,8 @@ impl Fixture {
         let fee = post(
             "/v2/subscription_fees".into(),
             json!({"variant_id": product["_embedded"]["variants"][0]["id"],
-                   "payment_interval": "1_month", "renewal_fee": 900}),
+                   "payment_interval": "1_month", "renewal_fee": 900,
+                   "allow_non_recurring_payment": true}),
         )
         .await;
         values.push(("subscription_fee", id(&fee)));
@@ -219,6 +220,33 @@ impl Fixture {
             json!({"amount": 1, "reference": "R-1"}),
         )
         .await;
+        // A subscription purchase, opened by paying a recurring order in full.
+        let recurring = post(
+            format!("/v2/shops/{}/orders", s.shop_id()),
+            json!({"lines": [{"variant_id": product["_embedded"]["variants"][0]["id"],
+                              "subscription_fee_id": fee["id"]}],
+                   "payment_method_id": method["id"]}),
+        )
+        .await;
+        let (status, placed) = s
+            .call(
+                Method::PUT,
+                &format!("/v2/orders/{}/place", recurring["id"]),
+                token,
+                None,
+            )
+            .await;
+        assert!(status.is_success(), "{placed}");
+        post(
+            format!("/v2/orders/{}/payments", recurring["id"]),
+            json!({"amount": placed["total"], "reference": "R-2"}),
+        )
+        .await;
+        let (_, purchases) = s.get_json("/v2/subscription_purchases", token).await;
+        values.push((
+            "subscription_purchase",
+            id(&purchases["_embedded"]["items"][0]),
+        ));
         values.push(("payment_method", id(&method)));
         values.push(("paid_order", id(&paid)));
         values.push(("payment", id(&payment)));
@@ -1284,6 +1312,22 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             vec![],
             none(),
         ),
+        get(
+            "/v2/subscription_purchases",
+            list(
+                &[
+                    "state",
+                    "shop_id",
+                    "contact_id",
+                    "product_id",
+                    "subscription_fee_id",
+                    "next_payment_on.gte",
+                    "next_payment_on.lte",
+                ],
+                true,
+            ),
+        ),
+        get("/v2/subscription_purchases/{subscription_purchase}", vec![]),
     ]
 }
 

@@ -38,7 +38,7 @@ use storage::secret_box::SecretBox;
 use storage::{ScopedExt, Tx};
 
 use super::FullOrder;
-use crate::payments::gateway::{self, Card, Charge, Credentials};
+use crate::payments::gateway::{self, Card, Charge, Credentials, Source};
 use crate::payments::input::{NewPayment, PaymentDraft};
 use crate::payments::{
     attempt_key, balance_of, credentials_of, record, recorded_outcome, refunds, settle_refunds,
@@ -73,18 +73,19 @@ pub async fn pay(
     let started = services
         .write(|tx| async move { start(tx, op, secret_box, order_id, draft).await }.scoped())
         .await?;
-    let (payment, credentials) = match started {
+    let (payment, credentials, save_card) = match started {
         Started::Done(attempt) => return Ok(attempt),
         Started::Pending {
             payment,
             credentials,
-        } => (payment, credentials),
+            save_card,
+        } => (payment, credentials, save_card),
     };
     let card = draft
         .card
         .as_ref()
         .ok_or_else(|| ServiceError::internal("a pending charge without its card"))?;
-    let outcome = charge(&payment, &credentials, card).await;
+    let outcome = charge(&payment, &credentials, card, save_card).await;
     // The outcome is recorded at the time it came.
     let op = Op::new(services, actor);
     let payment = &payment;
@@ -106,6 +107,8 @@ enum Started {
     Pending {
         payment: Box<Payment>,
         credentials: Credentials,
+        /// The order has recurring lines: the gateway keeps the card for their renewals.
+        save_card: bool,
     },
 }
 
@@ -214,9 +217,11 @@ async fn start(
         return Ok(Started::Done(Attempt::Recorded(Box::new(recorded))));
     }
     let credentials = credentials_of(tx, secret_box, &method).await?;
+    let save_card = orders::has_recurring_lines(&mut *tx, order.id).await?;
     Ok(Started::Pending {
         payment: Box::new(payment),
         credentials,
+        save_card,
     })
 }
 
@@ -254,8 +259,79 @@ async fn method_of(
     Ok(method)
 }
 
-/// Calls the gateway for a pending charge.
-async fn charge(payment: &Payment, credentials: &Credentials, card: &Card) -> gateway::Outcome {
+/// A charge of a card the gateway saved, written `pending` and waiting for its call.
+#[derive(Debug)]
+pub(crate) struct SavedCardCharge {
+    pub payment: Payment,
+    pub credentials: Credentials,
+}
+
+/// Writes a pending charge of `amount` on the order (locked by the caller) through its
+/// payment method, to be taken from the card the gateway saved as `token`: `None` when the
+/// method is gone, disabled or takes no card (the order then waits to be paid by hand).
+pub(crate) async fn start_saved_card_charge(
+    tx: &mut Tx,
+    op: Op<'_>,
+    secret_box: &SecretBox,
+    order: &Order,
+    amount: i64,
+) -> ServiceResult<Option<SavedCardCharge>> {
+    let mut errors = FieldErrors::new();
+    let Some(method) = method_of(tx, op, order, &mut errors).await? else {
+        return Ok(None);
+    };
+    if !errors.is_empty() || gateway::of(method.method_type).is_none() {
+        return Ok(None);
+    }
+    let row = NewRow {
+        account_id: order.account_id,
+        seller_id: order.seller_id,
+        shop_id: order.shop_id,
+        order_id: order.id,
+        payment_method_id: Some(method.id),
+        method_type: method.method_type,
+        method_name: &method.name,
+        kind: PaymentKind::Charge,
+        charge_id: None,
+        amount,
+        currency_code: &order.currency_code,
+        status: PaymentStatus::Pending,
+        reference: None,
+        card: None,
+        next_attempt_on: None,
+        app_id: None,
+    };
+    let payment = stored::insert(tx, &row, op.now).await?;
+    let credentials = credentials_of(tx, secret_box, &method).await?;
+    Ok(Some(SavedCardCharge {
+        payment,
+        credentials,
+    }))
+}
+
+/// The credentials a pending charge was started with, to call its gateway again (after a
+/// crash) under the same key: `None` when its method is gone.
+pub(crate) async fn credentials_of_charge(
+    tx: &mut Tx,
+    op: Op<'_>,
+    secret_box: &SecretBox,
+    payment: &Payment,
+) -> ServiceResult<Option<Credentials>> {
+    let Some(id) = payment.payment_method_id else {
+        return Ok(None);
+    };
+    match payment_methods::find(&mut *tx, op.actor.tenant, id).await? {
+        Some(method) => Ok(Some(credentials_of(tx, secret_box, &method).await?)),
+        None => Ok(None),
+    }
+}
+
+/// Calls the gateway for a pending charge of the card saved as `token`.
+pub(crate) async fn charge_saved_card(
+    payment: &Payment,
+    credentials: &Credentials,
+    token: &str,
+) -> gateway::Outcome {
     let Some(gateway) = gateway::of(payment.method_type) else {
         return gateway::Outcome::Error {
             code: "no_gateway".into(),
@@ -267,7 +343,33 @@ async fn charge(payment: &Payment, credentials: &Credentials, card: &Card) -> ga
         key: &key,
         amount: payment.amount,
         currency_code: &payment.currency_code,
-        card,
+        source: Source::SavedCard(token),
+    };
+    gateway.charge(credentials, request).await
+}
+
+/// Calls the gateway for a pending charge; with `save_card`, the gateway keeps the card.
+async fn charge(
+    payment: &Payment,
+    credentials: &Credentials,
+    card: &Card,
+    save_card: bool,
+) -> gateway::Outcome {
+    let Some(gateway) = gateway::of(payment.method_type) else {
+        return gateway::Outcome::Error {
+            code: "no_gateway".into(),
+            message: "the method has no gateway".into(),
+        };
+    };
+    let key = attempt_key(payment);
+    let request = Charge {
+        key: &key,
+        amount: payment.amount,
+        currency_code: &payment.currency_code,
+        source: Source::Card {
+            card,
+            save: save_card,
+        },
     };
     gateway.charge(credentials, request).await
 }
@@ -325,6 +427,16 @@ async fn settle_charge(
         stored::add_to_order(tx, order.id, payment.amount, 0, op.now).await?;
         let current = super::locked(tx, op, order.id, &Unconditional).await?;
         let balance = balance_of(&current.order);
+        if balance.is_paid() {
+            crate::subscription_purchases::open_for_paid_order(
+                tx,
+                op,
+                &shop,
+                &current.order,
+                &current.lines,
+            )
+            .await?;
+        }
         match current.order.status {
             OrderStatus::Placed if balance.is_paid() => {
                 close(tx, op, current).await?;

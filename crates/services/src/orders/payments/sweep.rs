@@ -60,6 +60,7 @@ async fn abandon(services: &Services, actor: &Actor, payment: &Payment) -> Servi
         failure_message: Some(
             "the gateway's answer was not recorded in time; no charge is assumed".into(),
         ),
+        saved_card: None,
     };
     let op = Op::new(services, actor);
     let outcome = &outcome;

@@ -108,7 +108,15 @@ async fn update(
 ) -> ApiResult<Hal> {
     auth.require(Scope::ProductsWrite)?;
     let expect = IfMatch(&headers);
-    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    let changed = operations::update(
+        &state.services,
+        &auth.actor()?,
+        state.auth.secret_box(),
+        id,
+        &expect,
+        changes,
+    )
+    .await?;
     Ok(Hal::ok(changed.document, changed.value.fee.updated_on))
 }
 

@@ -22,8 +22,8 @@ crate::rels::define_rels! {
          min_days_for_cancellation: 0 to 365. on_first_renewal: full (the first renewal charges the full \
          fee one interval after the start), prorate (the first renewal falls on the first payment day \
          after the start and charges the fee in proportion to the days covered) or skip (the first \
-         renewal date is not charged; billing starts on the next one). These terms are validated and \
-         stored now; the renewal engine that bills purchases by them comes with purchases. Deleting the \
+         renewal date is not charged; billing starts on the next one). A paid order line naming the \
+         fee opens a subscription purchase that copies these terms. Deleting the \
          variant or its product deletes its fees (with no event of their own). Needs products.read.");
     SUBSCRIPTIONS_CREATE_SUBSCRIPTION_FEE = ("subscriptions", "create_subscription_fee", Post,
         "Create a subscription fee",
@@ -40,13 +40,17 @@ crate::rels::define_rels! {
          the start date's day), by_percentage, allow_non_recurring_payment, min_days_for_cancellation, \
          allow_changing_day, extend_on_reenable and on_first_renewal; the fee is checked whole again, so a \
          new payment_interval re-checks the current payment_day against its range. variant_id, product_id \
-         and seller_id cannot be changed (422). update_purchases_fees and notify_purchases are accepted \
-         booleans: once purchases exist they will apply the new terms to the fee's active purchases and \
-         tell their buyers; today they change nothing. A body that changes nothing (an empty one too) \
+         and seller_id cannot be changed (422). update_purchases_fees: true also applies the fee's terms \
+         (even unchanged ones) to its active purchases in the same transaction, each recording \
+         subscriptions.purchases.updated when it changes: the interval and payment day (the next payment \
+         moved onto the new schedule), total_renewal_fee (units × renewal_fee_price), and, for a limited \
+         number_of_payments, the payments left (at least the one due); paused, cancelled, finished and \
+         failed purchases are left as they are. notify_purchases: true (with update_purchases_fees) mails \
+         each buyer whose purchase changed its new terms. A body that changes nothing (an empty one too) \
          answers the fee unchanged and records nothing. Honours If-Match. Records \
          subscriptions.fees.updated. Needs products.write.");
     SUBSCRIPTIONS_DELETE_SUBSCRIPTION_FEE = ("subscriptions", "delete_subscription_fee", Delete,
         "Delete the subscription fee",
-        "Deletes the fee. Once purchases exist, a fee an active purchase uses will be refused. Honours \
-         If-Match. Records subscriptions.fees.deleted. Needs products.write.");
+        "Deletes the fee. A fee used by a purchase that may still renew (active, paused or failed) is \
+         refused with a 422 on id; purchases that ended keep their copy of its terms. Honours If-Match. Records subscriptions.fees.deleted. Needs products.write.");
 }

@@ -2,6 +2,7 @@
 //! URL builders.
 
 use domain::Scope;
+use services::subscription_purchases::input::PurchaseChanges;
 
 use super::SUBSCRIPTION_PURCHASE_LIST;
 use crate::area::{Access, Area, Path, RootLink, Routes};
@@ -56,6 +57,18 @@ fn routes(routes: &mut Routes, _: &ApiConfig) {
             Op::new("Show a subscription purchase", Answer::resource::<Fields>())
                 .scope(Scope::OrdersRead)
                 .rel(&rels::SUBSCRIPTIONS_SUBSCRIPTION_PURCHASE),
+        )
+        .put(
+            SUBSCRIPTION_PURCHASE,
+            super::update,
+            Op::new(
+                "Update a subscription purchase",
+                Answer::resource::<Fields>(),
+            )
+            .scope(Scope::OrdersWrite)
+            .json_body::<PurchaseChanges>()
+            .if_match()
+            .rel(&rels::SUBSCRIPTIONS_UPDATE_SUBSCRIPTION_PURCHASE),
         );
 }
 

@@ -1,20 +1,24 @@
 //! Subscription purchases: customers' subscriptions, opened by paid recurring orders, listed
-//! and read with `orders.read`.
+//! and read with `orders.read`, changed with `orders.write`.
 
 pub mod area;
 pub mod rels;
 mod representation;
 
 use axum::extract::{RawQuery, State};
+use axum::http::HeaderMap;
 use domain::Scope;
 use domain::subscription::purchase::PurchaseState;
 use storage::sql::Direction;
 use storage::subscription_purchases::{self, PurchaseFilter};
 
+use services::subscription_purchases::{self as operations, input::PurchaseChanges};
+
 use crate::kernel::auth::Auth;
+use crate::kernel::conditional::IfMatch;
 use crate::kernel::error::ApiResult;
 use crate::kernel::hal_response::Hal;
-use crate::kernel::input::ResourceId;
+use crate::kernel::input::{JsonBody, ResourceId};
 use crate::kernel::list::ListSpec;
 use crate::kernel::revalidation::AccountData;
 use crate::kernel::state::AppState;
@@ -83,4 +87,17 @@ async fn show(
     let doc = subscription_purchase_resource(&state.urls, auth.scopes, &purchase)
         .into_json(state.urls.curies());
     Ok(Hal::ok(doc, purchase.updated_on).showing(AccountData::own(&auth)))
+}
+
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    ResourceId(id): ResourceId,
+    headers: HeaderMap,
+    JsonBody(changes): JsonBody<PurchaseChanges>,
+) -> ApiResult<Hal> {
+    auth.require(Scope::OrdersWrite)?;
+    let expect = IfMatch(&headers);
+    let changed = operations::update(&state.services, &auth.actor()?, id, &expect, changes).await?;
+    Ok(Hal::ok(changed.document, changed.value.updated_on))
 }

@@ -2,7 +2,7 @@
 
 use domain::subscription::PaymentInterval;
 use domain::subscription::purchase::{PausedBy, PurchaseState};
-use domain::{CalendarDate, ScopeSet, Timestamp};
+use domain::{CalendarDate, Scope, ScopeSet, Timestamp};
 use hal::{Link, Resource};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -55,7 +55,7 @@ pub struct SubscriptionPurchaseFields {
 
 pub fn subscription_purchase_resource(
     urls: &Urls,
-    _viewer: ScopeSet,
+    viewer: ScopeSet,
     p: &SubscriptionPurchase,
 ) -> Resource {
     let fields = SubscriptionPurchaseFields {
@@ -91,9 +91,16 @@ pub fn subscription_purchase_resource(
         created_on: p.created_on,
         updated_on: p.updated_on,
     };
+    let href = urls.subscription_purchase(p.id);
+    let write = viewer.contains(Scope::OrdersWrite);
     let mut resource = Resource::new(["subscription_purchase"])
         .with_properties(&fields)
-        .link("self", Link::get(urls.subscription_purchase(p.id)))
+        .link("self", Link::get(href.clone()))
+        .rel_if(
+            write,
+            &rels::SUBSCRIPTIONS_UPDATE_SUBSCRIPTION_PURCHASE,
+            || href.clone(),
+        )
         .rel(&rels::SHOPS_SHOP, urls.shop(p.shop_id))
         .rel(&rels::PRODUCTS_PRODUCT, urls.product(p.product_id));
     if let Some(order_id) = p.original_order_id {

@@ -579,6 +579,48 @@ async fn main_flows_answer_as_recorded(backend: Backend) {
     .await;
     r.get(&format!("/v2/subscription_fees?variant_id={variant_id}"))
         .await;
+    // Subscription purchases: a recurring order paid by hand opens one; paused, then
+    // cancelled, which lets its fee be deleted.
+    let recurring = r
+        .send(
+            M::POST,
+            &orders,
+            Some(
+                json!({"lines": [{"variant_id": variant_id, "subscription_fee_id": fee["id"]}],
+                "payment_method_id": method["id"]}),
+            ),
+            S::CREATED,
+        )
+        .await;
+    let recurring_path = format!("/v2/orders/{}", recurring["id"]);
+    r.send(M::PUT, &format!("{recurring_path}/place"), None, S::OK)
+        .await;
+    r.send(
+        M::POST,
+        &format!("{recurring_path}/payments"),
+        Some(json!({"reference": "TRX-2"})),
+        S::CREATED,
+    )
+    .await;
+    let purchases = r.get("/v2/subscription_purchases?state=active").await;
+    let purchase_path = format!(
+        "/v2/subscription_purchases/{}",
+        purchases["_embedded"]["items"][0]["id"]
+    );
+    r.send(
+        M::PUT,
+        &purchase_path,
+        Some(json!({"state": "paused", "paused_by": "customer"})),
+        S::OK,
+    )
+    .await;
+    r.send(
+        M::PUT,
+        &purchase_path,
+        Some(json!({"state": "cancelled"})),
+        S::OK,
+    )
+    .await;
     r.send(M::DELETE, &fee_path, None, S::OK).await;
 
     // The events the flows recorded, as subscribers receive them.

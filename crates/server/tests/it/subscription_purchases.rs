@@ -20,6 +20,13 @@ on_both_backends!(
     a_missed_run_catches_up_one_order_per_cycle,
     declined_renewals_are_retried_after_one_three_and_seven_days_then_fail,
     the_first_renewal_is_full_prorated_or_skipped,
+    put_takes_exactly_the_writable_fields,
+    a_paused_purchase_is_not_billed_and_resumes_with_or_without_extending,
+    cancels_keep_the_notice_the_fee_asks_and_cancel_at_waits_for_its_date,
+    skips_and_discounts_set_by_put_apply_to_the_next_cycles,
+    the_payment_day_changes_only_where_the_fee_allows_and_a_fee_switch_takes_its_terms,
+    update_purchases_fees_changes_active_purchases_and_leaves_others_alone,
+    a_fee_in_use_is_not_deleted_and_cancelling_the_opening_order_cancels_its_purchases,
 );
 
 const PURCHASES: &str = "/v2/subscription_purchases";
@@ -674,5 +681,550 @@ async fn the_first_renewal_is_full_prorated_or_skipped(backend: Backend) {
             row("2027-05-01", "closed", 3000, 0, 3000)
         ]
     );
+    s.assert_documented();
+}
+
+async fn put(s: &TestServer, token: &str, id: &Value, body: Value) -> (StatusCode, Value) {
+    s.call(Method::PUT, &format!("{PURCHASES}/{id}"), token, Some(body))
+        .await
+}
+
+async fn put_ok(s: &TestServer, token: &str, id: &Value, body: Value) -> Value {
+    let (status, p) = put(s, token, id, body.clone()).await;
+    assert_eq!(status, StatusCode::OK, "{body}: {p}");
+    p
+}
+
+async fn put_refused(s: &TestServer, token: &str, id: &Value, body: Value) -> Vec<String> {
+    let before = purchase(s, token, id).await;
+    let events = s.db.scalar("SELECT COUNT(*) FROM events").await;
+    let (status, errors) = put(s, token, id, body.clone()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {errors}");
+    assert_eq!(
+        purchase(s, token, id).await,
+        before,
+        "{body} changed nothing"
+    );
+    assert_eq!(s.db.scalar("SELECT COUNT(*) FROM events").await, events);
+    error_fields(&errors)
+}
+
+async fn put_takes_exactly_the_writable_fields(backend: Backend) {
+    let (s, _clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    let (t, id) = (&seller.token, &p["id"]);
+    assert_eq!(
+        p["_links"]["subscriptions:update_subscription_purchase"]["method"],
+        "put"
+    );
+    // The spec's two 422s: an invalid state, and no updatable field.
+    assert_eq!(
+        put_refused(&s, t, id, json!({"state": "asleep"})).await,
+        ["state"]
+    );
+    assert_eq!(put_refused(&s, t, id, json!({})).await, ["body"]);
+    // A field that is not writable, alone or beside writable ones.
+    assert_eq!(put_refused(&s, t, id, json!({"units": 5})).await, ["units"]);
+    assert_eq!(
+        put_refused(
+            &s,
+            t,
+            id,
+            json!({"payments_to_skip": 1, "currency_code": "EUR", "start_date": "2027-01-01"})
+        )
+        .await,
+        ["currency_code", "start_date"]
+    );
+    // States reached by renewals only, values out of range or of the wrong form.
+    for (body, field) in [
+        (json!({"state": "finished"}), "state"),
+        (json!({"state": "failed"}), "state"),
+        (json!({"state": null}), "state"),
+        (json!({"next_payment_on": "2027-01-09"}), "next_payment_on"),
+        (json!({"next_payment_on": "next month"}), "next_payment_on"),
+        (json!({"total_renewal_fee": -1}), "total_renewal_fee"),
+        (json!({"remaining_payments": 1001}), "remaining_payments"),
+        (json!({"payments_to_skip": -1}), "payments_to_skip"),
+        (
+            json!({"discount_num_charges": 1001}),
+            "discount_num_charges",
+        ),
+        (json!({"renewal_discount": 100.5}), "renewal_discount"),
+        (json!({"renewal_discount": 12.345}), "renewal_discount"),
+        (json!({"cancel_at": "2026-12-31"}), "cancel_at"),
+        (json!({"end_date": "2027-02-30"}), "end_date"),
+        (json!({"paused_by": "customer"}), "paused_by"),
+        (
+            json!({"last_pause_at": "2027-01-10T00:00:00Z"}),
+            "last_pause_at",
+        ),
+        (
+            json!({"state": "paused", "paused_by": "robot"}),
+            "paused_by",
+        ),
+        (
+            json!({"subscription_fee_id": 999_999}),
+            "subscription_fee_id",
+        ),
+    ] {
+        assert_eq!(
+            put_refused(&s, t, id, body.clone()).await,
+            [field],
+            "{body}"
+        );
+    }
+    // Every writable field but state and the fee, at once.
+    let changed = put_ok(
+        &s,
+        t,
+        id,
+        json!({"next_payment_on": "2027-03-10", "total_renewal_fee": 4321, "remaining_payments": 7,
+               "cancel_at": "2027-06-01", "payments_to_skip": 2, "renewal_discount": 12.5,
+               "discount_num_charges": 3, "end_date": "2027-12-31"}),
+    )
+    .await;
+    for (field, value) in [
+        ("next_payment_on", json!("2027-03-10")),
+        ("total_renewal_fee", json!(4321)),
+        ("remaining_payments", json!(7)),
+        ("cancel_at", json!("2027-06-01")),
+        ("payments_to_skip", json!(2)),
+        ("renewal_discount", json!(12.5)),
+        ("discount_num_charges", json!(3)),
+        ("end_date", json!("2027-12-31")),
+    ] {
+        assert_eq!(changed[field], value, "{field}");
+    }
+    assert_eq!(s.event_count("subscriptions.purchases.updated").await, 1);
+    // Dates back to null; the same values again change nothing and record nothing.
+    let cleared = put_ok(&s, t, id, json!({"cancel_at": null, "end_date": null})).await;
+    assert_eq!(cleared["cancel_at"], Value::Null);
+    assert_eq!(cleared["end_date"], Value::Null);
+    let again = put_ok(&s, t, id, json!({"cancel_at": null, "payments_to_skip": 2})).await;
+    assert_eq!(again["updated_on"], cleared["updated_on"]);
+    assert_eq!(s.event_count("subscriptions.purchases.updated").await, 2);
+    // Pausing takes paused_by and last_pause_at (writable, and shown).
+    let paused = put_ok(
+        &s,
+        t,
+        id,
+        json!({"state": "paused", "paused_by": "customer", "last_pause_at": "2027-01-09T08:00:00Z"}),
+    )
+    .await;
+    assert_eq!(paused["state"], "paused");
+    assert_eq!(paused["paused_by"], "customer");
+    assert_eq!(paused["last_pause_at"], "2027-01-09T08:00:00Z");
+    let moved = put_ok(
+        &s,
+        t,
+        id,
+        json!({"last_pause_at": "2027-01-10T08:00:00Z", "paused_by": "system"}),
+    )
+    .await;
+    assert_eq!(moved["last_pause_at"], "2027-01-10T08:00:00Z");
+    assert_eq!(moved["paused_by"], "system");
+    assert_eq!(s.event_count("subscriptions.purchases.paused").await, 1);
+    // If-Match is honoured.
+    let (status, _) =
+        json_put_if_match(&s, t, id, "\"stale\"", json!({"payments_to_skip": 0})).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    // A reader may not write; another account finds nothing.
+    let other = s.seed_another_account().await;
+    let stranger = s.owner_token_of(&other).await;
+    let (status, _) = put(&s, &stranger, id, json!({"payments_to_skip": 1})).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    s.assert_documented();
+}
+
+async fn json_put_if_match(
+    s: &TestServer,
+    token: &str,
+    id: &Value,
+    etag: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    let response = s
+        .request(Method::PUT, &format!("{PURCHASES}/{id}"), token)
+        .header("If-Match", etag)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    crate::support::json(response).await
+}
+
+async fn a_paused_purchase_is_not_billed_and_resumes_with_or_without_extending(backend: Backend) {
+    let (s, clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let plain = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000}),
+        )
+        .await;
+    let extending = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000, "extend_on_reenable": true}),
+        )
+        .await;
+    let a = seller.subscribe(&s, &plain, 1, APPROVE).await;
+    let b = seller.subscribe(&s, &extending, 1, APPROVE).await;
+    assert_eq!(a["next_payment_on"], "2027-02-10");
+    advance_to(&clock, "2027-01-20T10:00:00Z");
+    for p in [&a, &b] {
+        let paused = put_ok(&s, t, &p["id"], json!({"state": "paused"})).await;
+        assert_eq!(paused["paused_by"], "admin");
+        assert_eq!(paused["last_pause_at"], "2027-01-20T10:00:00Z");
+    }
+    // The renewal date passes while paused: nothing is billed.
+    advance_to(&clock, "2027-02-15T10:00:00Z");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(renewals(&s, &a["id"]).await.is_empty());
+    assert!(renewals(&s, &b["id"]).await.is_empty());
+    // Resumed: without extending, the cycle that fell in the pause is passed; extending,
+    // every date moves by the 26 days paused.
+    let a = put_ok(&s, t, &a["id"], json!({"state": "active"})).await;
+    assert_eq!(a["next_payment_on"], "2027-03-10");
+    assert_eq!(a["paused_by"], Value::Null);
+    assert_eq!(
+        a["last_pause_at"], "2027-01-20T10:00:00Z",
+        "kept: when it was last paused"
+    );
+    let b = put_ok(&s, t, &b["id"], json!({"state": "active"})).await;
+    assert_eq!(b["next_payment_on"], "2027-03-08");
+    assert_eq!(s.event_count("subscriptions.purchases.resumed").await, 2);
+    advance_to(&clock, "2027-03-08T10:00:00Z");
+    once(&s, t, &b["id"], "the extended renewal", |p| {
+        p["last_payment_on"] == "2027-03-08"
+    })
+    .await;
+    assert!(renewals(&s, &a["id"]).await.is_empty());
+    advance_to(&clock, "2027-03-10T10:00:00Z");
+    once(&s, t, &a["id"], "the next renewal", |p| {
+        p["last_payment_on"] == "2027-03-10"
+    })
+    .await;
+    assert_eq!(
+        renewals(&s, &a["id"]).await,
+        [row("2027-03-10", "closed", 1000, 0, 1000)]
+    );
+    assert_eq!(
+        renewals(&s, &b["id"]).await,
+        [row("2027-03-08", "closed", 1000, 0, 1000)]
+    );
+    s.assert_documented();
+}
+
+async fn cancels_keep_the_notice_the_fee_asks_and_cancel_at_waits_for_its_date(backend: Backend) {
+    let (s, clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000,
+                        "min_days_for_cancellation": 7}),
+        )
+        .await;
+    let early = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    let late = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    // Ten days before the next payment (10 February): cancelled now.
+    advance_to(&clock, "2027-01-31T12:00:00Z");
+    let cancelled = put_ok(&s, t, &early["id"], json!({"state": "cancelled"})).await;
+    assert_eq!(cancelled["state"], "cancelled");
+    assert_eq!(cancelled["end_date"], "2027-01-31");
+    assert_eq!(
+        put_refused(&s, t, &early["id"], json!({"state": "active"})).await,
+        ["state"]
+    );
+    // Five days before: too late to stop that payment, now or by cancel_at before it.
+    advance_to(&clock, "2027-02-05T12:00:00Z");
+    assert_eq!(
+        put_refused(&s, t, &late["id"], json!({"state": "cancelled"})).await,
+        ["state"]
+    );
+    assert_eq!(
+        put_refused(&s, t, &late["id"], json!({"cancel_at": "2027-02-09"})).await,
+        ["cancel_at"]
+    );
+    // After it, it is taken: the payment is billed, then the purchase ends on its date.
+    let planned = put_ok(&s, t, &late["id"], json!({"cancel_at": "2027-02-11"})).await;
+    assert_eq!(planned["state"], "active");
+    advance_to(&clock, "2027-02-10T12:00:00Z");
+    once(&s, t, &late["id"], "the last renewal", |p| {
+        p["last_payment_on"] == "2027-02-10"
+    })
+    .await;
+    advance_to(&clock, "2027-02-11T00:10:00Z");
+    let ended = once(&s, t, &late["id"], "the planned cancel", |p| {
+        p["state"] == "cancelled"
+    })
+    .await;
+    assert_eq!(ended["end_date"], "2027-02-11");
+    advance_to(&clock, "2027-03-11T00:10:00Z");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(
+        renewals(&s, &late["id"]).await,
+        [row("2027-02-10", "closed", 1000, 0, 1000)]
+    );
+    assert!(renewals(&s, &early["id"]).await.is_empty());
+    assert_eq!(s.event_count("subscriptions.purchases.cancelled").await, 2);
+    s.assert_documented();
+}
+
+async fn skips_and_discounts_set_by_put_apply_to_the_next_cycles(backend: Backend) {
+    let (s, clock) = server_at(backend, "2027-03-03T10:00:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_week", "renewal_fee": 1000, "payment_day": 1}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    put_ok(
+        &s,
+        t,
+        &p["id"],
+        json!({"payments_to_skip": 1, "renewal_discount": 12.5, "discount_num_charges": 1}),
+    )
+    .await;
+    // 15 March skipped, 22 March discounted by 12.5 %, 29 March full.
+    advance_to(&clock, "2027-03-29T10:00:00Z");
+    let p = once(&s, t, &p["id"], "three cycles", |p| {
+        p["next_payment_on"] == "2027-04-05"
+    })
+    .await;
+    assert_eq!(p["payments_to_skip"], 0);
+    assert_eq!(p["discount_num_charges"], 0);
+    assert_eq!(p["total_payments"], 3);
+    assert_eq!(
+        renewals(&s, &p["id"]).await,
+        [
+            row("2027-03-22", "closed", 875, 125, 875),
+            row("2027-03-29", "closed", 1000, 0, 1000)
+        ]
+    );
+    s.assert_documented();
+}
+
+async fn the_payment_day_changes_only_where_the_fee_allows_and_a_fee_switch_takes_its_terms(
+    backend: Backend,
+) {
+    let (s, clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 2000).await;
+    let t = &seller.token;
+    let fixed = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000, "payment_day": 10}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fixed, 1, APPROVE).await;
+    // Another month on the same day is fine; another day is not.
+    let moved = put_ok(&s, t, &p["id"], json!({"next_payment_on": "2027-03-10"})).await;
+    assert_eq!(moved["payment_day"], 10);
+    assert_eq!(
+        put_refused(&s, t, &p["id"], json!({"next_payment_on": "2027-03-12"})).await,
+        ["next_payment_on"]
+    );
+    // A fee that allows it: the day follows the date.
+    let flexible = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "3_months", "renewal_fee": 50, "by_percentage": true,
+                        "allow_changing_day": true}),
+        )
+        .await;
+    let switched = put_ok(
+        &s,
+        t,
+        &p["id"],
+        json!({"subscription_fee_id": flexible["id"]}),
+    )
+    .await;
+    assert_eq!(switched["subscription_fee_id"], flexible["id"]);
+    assert_eq!(switched["payment_interval"], "3_months");
+    assert_eq!(switched["total_renewal_fee"], 1000, "50 % of 2000");
+    let moved = put_ok(&s, t, &p["id"], json!({"next_payment_on": "2027-03-12"})).await;
+    assert_eq!(moved["payment_day"], 12);
+    advance_to(&clock, "2027-03-12T09:00:00Z");
+    let renewed = once(&s, t, &p["id"], "the renewal on the new day", |p| {
+        p["last_payment_on"] == "2027-03-12"
+    })
+    .await;
+    assert_eq!(renewed["next_payment_on"], "2027-06-12");
+    // A fee of another variant is refused.
+    let other = s
+        .create_product(t, json!({"title": "Other", "variants": [{"price": 10}]}))
+        .await;
+    let (status, foreign) = s
+        .call(
+            Method::POST,
+            "/v2/subscription_fees",
+            t,
+            Some(
+                json!({"variant_id": other["_embedded"]["variants"][0]["id"],
+                        "payment_interval": "1_month", "renewal_fee": 1}),
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        put_refused(
+            &s,
+            t,
+            &p["id"],
+            json!({"subscription_fee_id": foreign["id"]})
+        )
+        .await,
+        ["subscription_fee_id"]
+    );
+    s.assert_documented();
+}
+
+async fn update_purchases_fees_changes_active_purchases_and_leaves_others_alone(backend: Backend) {
+    let (s, _clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000, "payment_day": 15,
+                        "number_of_payments": 12}),
+        )
+        .await;
+    let other_fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000, "payment_day": 15}),
+        )
+        .await;
+    let active = seller.subscribe(&s, &fee, 2, APPROVE).await;
+    let paused = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    let other = seller.subscribe(&s, &other_fee, 1, APPROVE).await;
+    let other = purchase(&s, t, &other["id"]).await;
+    let paused = put_ok(&s, t, &paused["id"], json!({"state": "paused"})).await;
+    assert_eq!(active["next_payment_on"], "2027-02-15");
+    let mails = || {
+        s.db.scalar("SELECT COUNT(*) FROM mail_outbox WHERE purpose = 'subscription_terms_changed'")
+    };
+    // Without update_purchases_fees, purchases keep their terms.
+    let fee_path = format!("/v2/subscription_fees/{}", fee["id"]);
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &fee_path,
+            t,
+            Some(json!({"renewal_fee": 1500})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        purchase(&s, t, &active["id"]).await["total_renewal_fee"],
+        2000
+    );
+    // With it, the active one takes them in the same request, and is told.
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &fee_path,
+            t,
+            Some(json!({"payment_day": 20, "number_of_payments": 6,
+                        "update_purchases_fees": true, "notify_purchases": true})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let changed = purchase(&s, t, &active["id"]).await;
+    assert_eq!(changed["total_renewal_fee"], 3000);
+    assert_eq!(changed["payment_day"], 20);
+    assert_eq!(changed["next_payment_on"], "2027-02-20");
+    assert_eq!(changed["remaining_payments"], 5);
+    assert_eq!(
+        purchase(&s, t, &paused["id"]).await,
+        paused,
+        "a paused purchase is left alone"
+    );
+    assert_eq!(
+        purchase(&s, t, &other["id"]).await,
+        other,
+        "another fee's purchase is left alone"
+    );
+    assert_eq!(mails().await, 1);
+    let to: Vec<(String,)> = s
+        .db
+        .rows("SELECT to_address FROM mail_outbox WHERE purpose = 'subscription_terms_changed'")
+        .await;
+    assert_eq!(to[0].0, "buyer@example.com");
+    // Applying the same terms again changes nothing and tells no one.
+    let updated = s.event_count("subscriptions.purchases.updated").await;
+    let (status, _) = s
+        .call(
+            Method::PUT,
+            &fee_path,
+            t,
+            Some(json!({"update_purchases_fees": true, "notify_purchases": true})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        s.event_count("subscriptions.purchases.updated").await,
+        updated
+    );
+    assert_eq!(mails().await, 1);
+    s.assert_documented();
+}
+
+async fn a_fee_in_use_is_not_deleted_and_cancelling_the_opening_order_cancels_its_purchases(
+    backend: Backend,
+) {
+    let (s, _clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_month", "renewal_fee": 1000}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    let fee_path = format!("/v2/subscription_fees/{}", fee["id"]);
+    let (status, refused) = s.call(Method::DELETE, &fee_path, t, None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(error_fields(&refused), ["id"]);
+    // Paused, it may still renew: still refused.
+    put_ok(&s, t, &p["id"], json!({"state": "paused"})).await;
+    let (status, _) = s.call(Method::DELETE, &fee_path, t, None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    // Cancelling the order that opened it cancels it (its payment is refunded).
+    let (status, order) = s
+        .call(
+            Method::PUT,
+            &format!("/v2/orders/{}/cancel", p["original_order_id"]),
+            t,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{order}");
+    let cancelled = purchase(&s, t, &p["id"]).await;
+    assert_eq!(cancelled["state"], "cancelled");
+    assert_eq!(cancelled["end_date"], "2027-01-10");
+    assert_eq!(s.event_count("subscriptions.purchases.cancelled").await, 1);
+    let (status, _) = s.call(Method::DELETE, &fee_path, t, None).await;
+    assert_eq!(status, StatusCode::OK);
+    // The purchase keeps its copy of the terms.
+    let after = purchase(&s, t, &p["id"]).await;
+    assert_eq!(after["subscription_fee_id"], Value::Null);
+    assert_eq!(after["total_renewal_fee"], 1000);
     s.assert_documented();
 }

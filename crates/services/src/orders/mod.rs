@@ -229,6 +229,7 @@ pub(crate) async fn apply_move(
     let shop = shop_of(tx, op, &order).await?;
     if transition == Transition::Cancel {
         crate::payments::refunds::open(tx, op, &shop, &order).await?;
+        crate::subscription_purchases::cancel_of_order(tx, op, &shop, &order).await?;
     }
     let written = reload(tx, op, id).await?;
     let shown = record(tx, op, transition.topic(), &shop, &written).await?;

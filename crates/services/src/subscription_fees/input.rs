@@ -65,11 +65,10 @@ pub struct SubscriptionFeeChanges {
     /// Null: the day the subscription starts on.
     #[serde(default)]
     payment_day: Patch<i64>,
-    /// Will also apply the new terms to the fee's active purchases; purchases do not
-    /// exist yet, so it changes nothing now.
+    /// Also applies the fee's terms to its active purchases, in the same transaction.
     #[serde(default)]
     pub update_purchases_fees: Option<bool>,
-    /// Will tell the buyers of those purchases; nothing to tell yet.
+    /// With `update_purchases_fees`: mails each buyer whose purchase changed.
     #[serde(default)]
     pub notify_purchases: Option<bool>,
     #[serde(default)]

@@ -1,19 +1,21 @@
 //! Subscription fees: the recurring terms a variant is sold on, created, changed and
 //! deleted, each one transaction with its event. A fee belongs to one variant of the
 //! actor's account and takes its product and seller from it; it goes with the variant by
-//! foreign-key cascade. Purchases (which will keep to a fee's terms, and stop its deletion
-//! while active) and the renewal engine come later.
+//! foreign-key cascade. A fee used by a purchase that may still renew is not deleted.
 
 pub mod input;
 
-use domain::{ScopeSet, topic};
+use domain::{FieldErrors, ScopeSet, topic};
 use serde_json::Value;
+use storage::secret_box::SecretBox;
 use storage::subscription_fees::{self as stored, Owner, PricedFee, SubscriptionFee};
 use storage::{ScopedExt, Tx, tenant_rows, variants};
 
 use self::input::{NewSubscriptionFee, SubscriptionFeeChanges};
 use crate::events::Change;
-use crate::{Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown};
+use crate::{
+    Actor, Op, Precondition, ServiceError, ServiceResult, Services, Shown, subscription_purchases,
+};
 
 /// What a variant id that names none of the actor's variants is told (whether it names
 /// another account's is not said).
@@ -71,11 +73,14 @@ pub async fn create(
         .await
 }
 
-/// Changes a fee's terms; `update_purchases_fees` and `notify_purchases` are accepted and
-/// change nothing until purchases exist. A change that changes nothing writes nothing.
+/// Changes a fee's terms. With `update_purchases_fees`, its active purchases take the
+/// terms in the same transaction (`subscription_purchases::apply_fee_terms`), and with
+/// `notify_purchases` their buyers are mailed them. A change that changes nothing writes
+/// nothing.
 pub async fn update(
     services: &Services,
     actor: &Actor,
+    secret_box: &SecretBox,
     id: i64,
     expect: &dyn Precondition,
     changes: SubscriptionFeeChanges,
@@ -87,16 +92,23 @@ pub async fn update(
             async move {
                 let current = locked(tx, op, id, expect).await?;
                 let terms = changes.apply(&current.fee.terms())?;
-                if terms == current.fee.terms() {
+                let (priced, shown) = if terms == current.fee.terms() {
                     let shown = show(op, &current);
-                    return Ok(Shown::new(current, shown));
-                }
-                let fee = stored::update(tx, id, &terms, op.now).await?;
-                let priced = PricedFee {
-                    fee,
-                    variant_price: current.variant_price,
+                    (current, shown)
+                } else {
+                    let fee = stored::update(tx, id, &terms, op.now).await?;
+                    let priced = PricedFee {
+                        fee,
+                        variant_price: current.variant_price,
+                    };
+                    let shown = record(tx, op, topic::SUBSCRIPTION_FEES_UPDATED, &priced).await?;
+                    (priced, shown)
                 };
-                let shown = record(tx, op, topic::SUBSCRIPTION_FEES_UPDATED, &priced).await?;
+                if changes.update_purchases_fees == Some(true) {
+                    let notify = changes.notify_purchases == Some(true);
+                    subscription_purchases::apply_fee_terms(tx, op, secret_box, &priced, notify)
+                        .await?;
+                }
                 Ok(Shown::new(priced, shown))
             }
             .scoped()
@@ -116,6 +128,18 @@ pub async fn delete(
         .write(|tx| {
             async move {
                 let current = locked(tx, op, id, expect).await?;
+                let renewing = subscription_purchases::renewing_of_fee(tx, id).await?;
+                if renewing > 0 {
+                    let mut errors = FieldErrors::new();
+                    errors.add(
+                        "id",
+                        format!(
+                            "the fee is used by {renewing} subscription purchase(s) that may still renew \
+                             (active, paused or failed): cancel them or move them to another fee first"
+                        ),
+                    );
+                    return Err(errors.into());
+                }
                 tenant_rows::delete(tx, stored::TABLE, op.actor.tenant, id).await?;
                 let shown = record(tx, op, topic::SUBSCRIPTION_FEES_DELETED, &current).await?;
                 Ok(Shown::new(current, shown))

@@ -1328,6 +1328,18 @@ pub fn table(f: &Fixture) -> Vec<Route> {
             ),
         ),
         get("/v2/subscription_purchases/{subscription_purchase}", vec![]),
+        api(
+            Method::PUT,
+            "/v2/subscription_purchases/{subscription_purchase}",
+            vec![],
+            body(
+                json!({"state": "paused", "next_payment_on": "2099-01-01", "total_renewal_fee": 900,
+                        "remaining_payments": 3, "subscription_fee_id": id("subscription_fee"),
+                        "cancel_at": "2099-06-01", "payments_to_skip": 1, "paused_by": "customer",
+                        "last_pause_at": "2098-12-01T00:00:00Z", "renewal_discount": 10.5,
+                        "discount_num_charges": 2, "end_date": "2099-12-31"}),
+            ),
+        ),
     ]
 }
 

@@ -284,7 +284,9 @@ pub async fn unsettled(
     limit: i64,
 ) -> Result<Vec<Payment>> {
     let sql = format!(
-        "SELECT {} FROM payments WHERE status = 'pending' AND ((kind = 'charge' AND created_on < $1) \
+        "SELECT {} FROM payments WHERE status = 'pending' AND ((kind = 'charge' AND created_on < $1 \
+         AND NOT EXISTS (SELECT 1 FROM orders o JOIN subscription_purchases sp \
+         ON sp.id = o.subscription_purchase_id WHERE o.id = payments.order_id AND sp.state = 'active')) \
          OR (kind = 'refund' AND next_attempt_on <= $2)) ORDER BY id LIMIT $3",
         columns!()
     );

@@ -15,15 +15,18 @@
 //!
 //! A crash anywhere leaves either nothing (the first transaction rolled back), or the order
 //! with its pending charge: the next pass finds that charge and calls the gateway again
-//! under the same key, so the cycle is billed once. Both transactions lock the purchase
+//! under the same key, so the cycle is billed once. The payments sweep leaves an active
+//! purchase's pending charges to this engine for that reason (giving one up could let a
+//! second charge follow a first the gateway made). Both transactions lock the purchase
 //! before the order, so two nodes never deadlock, and the last one acts only if the
 //! purchase is still at the cycle and attempt it started from.
 
+use domain::payment::PaymentStatus;
 use domain::subscription::billing::{AfterFailure, CycleCharge};
 use domain::subscription::purchase::PurchaseState;
 use domain::{CalendarDate, topic};
 use storage::orders;
-use storage::payments::Payment;
+use storage::payments::{Outcome, Payment};
 use storage::secret_box::SecretBox;
 use storage::subscription_purchases::{self as stored, Due, SubscriptionPurchase};
 use storage::{ScopedExt, Tx, shops};
@@ -257,8 +260,14 @@ async fn start(tx: &mut Tx, op: Op<'_>, secret_box: &SecretBox, id: i64) -> Serv
                 token,
                 at,
             }),
-            // Its method went: the sweep gives the charge up, and the purchase waits.
-            _ => Ok(Started::Done(Step::NotDue)),
+            // Its method is gone: nothing can be charged, so the charge is given up here
+            // (the payments sweep leaves an active purchase's charges to this engine).
+            _ => {
+                finalize_charge(tx, op, &payment, &no_method()).await?;
+                attempt_failed(tx, op, purchase, Some(order))
+                    .await
+                    .map(Started::Done)
+            }
         };
     }
     let Some(token) = purchase.saved_card.clone() else {
@@ -279,6 +288,17 @@ async fn start(tx: &mut Tx, op: Op<'_>, secret_box: &SecretBox, id: i64) -> Serv
         None => attempt_failed(tx, op, purchase, Some(order))
             .await
             .map(Started::Done),
+    }
+}
+
+/// How a pending charge whose method is gone is recorded.
+fn no_method() -> Outcome {
+    Outcome {
+        status: PaymentStatus::Failed,
+        reference: None,
+        failure_code: Some("no_method".into()),
+        failure_message: Some("the purchase's payment method is gone: nothing was charged".into()),
+        saved_card: None,
     }
 }
 

@@ -31,9 +31,9 @@ use storage::secret_box::SecretBox;
 use storage::subscription_purchases::{self as stored, Due, SubscriptionPurchase};
 use storage::{ScopedExt, Tx, shops};
 
-use crate::orders::payments::{
-    SavedCardCharge, charge_saved_card, credentials_of_charge, finalize_charge,
-    start_saved_card_charge,
+use crate::orders::payments::finalize_charge;
+use crate::orders::payments::saved_card::{
+    SavedCardCharge, charge_saved_card, credentials_of_charge, start_saved_card_charge,
 };
 use crate::orders::renewals::{self, Cycle};
 use crate::orders::{FullOrder, locked_order};

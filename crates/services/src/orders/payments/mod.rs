@@ -24,6 +24,7 @@
 //! Manual methods (bank transfer, cash on delivery) take no card: a payment is the
 //! merchant recording money received, approved and written in one transaction.
 
+pub mod saved_card;
 pub mod sweep;
 
 use domain::order::{OrderStatus, Transition};
@@ -38,7 +39,7 @@ use storage::secret_box::SecretBox;
 use storage::{ScopedExt, Tx};
 
 use super::FullOrder;
-use crate::payments::gateway::{self, Card, Charge, Credentials, Source};
+use crate::payments::gateway::{self, Charge, Credentials, Source};
 use crate::payments::input::{NewPayment, PaymentDraft};
 use crate::payments::{
     attempt_key, balance_of, credentials_of, record, recorded_outcome, refunds, settle_refunds,
@@ -85,7 +86,11 @@ pub async fn pay(
         .card
         .as_ref()
         .ok_or_else(|| ServiceError::internal("a pending charge without its card"))?;
-    let outcome = charge(&payment, &credentials, card, save_card).await;
+    let source = Source::Card {
+        card,
+        save: save_card,
+    };
+    let outcome = call_gateway(&payment, &credentials, source).await;
     // The outcome is recorded at the time it came.
     let op = Op::new(services, actor);
     let payment = &payment;
@@ -189,27 +194,16 @@ async fn start(
         last4: last4(&card.number),
     });
     let manual = gateway::of(method.method_type).is_none();
+    let status = if manual {
+        PaymentStatus::Approved
+    } else {
+        PaymentStatus::Pending
+    };
     let row = NewRow {
-        account_id: order.account_id,
-        seller_id: order.seller_id,
-        shop_id: order.shop_id,
-        order_id: order.id,
-        payment_method_id: Some(method.id),
-        method_type: method.method_type,
-        method_name: &method.name,
-        kind: PaymentKind::Charge,
-        charge_id: None,
-        amount,
-        currency_code: &order.currency_code,
-        status: if manual {
-            PaymentStatus::Approved
-        } else {
-            PaymentStatus::Pending
-        },
         reference: draft.reference.as_deref(),
         card: card.as_ref(),
-        next_attempt_on: None,
         app_id: op.actor.app_id(),
+        ..charge_row(&order, &method, amount, status)
     };
     let payment = stored::insert(tx, &row, op.now).await?;
     if manual {
@@ -259,31 +253,37 @@ async fn method_of(
     Ok(method)
 }
 
-/// A charge of a card the gateway saved, written `pending` and waiting for its call.
-#[derive(Debug)]
-pub(crate) struct SavedCardCharge {
-    pub payment: Payment,
-    pub credentials: Credentials,
+/// Calls the payment's gateway for it, under its key, taking the money from `source`.
+async fn call_gateway(
+    payment: &Payment,
+    credentials: &Credentials,
+    source: Source<'_>,
+) -> gateway::Outcome {
+    let Some(gateway) = gateway::of(payment.method_type) else {
+        return gateway::Outcome::Error {
+            code: "no_gateway".into(),
+            message: "the method has no gateway".into(),
+        };
+    };
+    let key = attempt_key(payment);
+    let request = Charge {
+        key: &key,
+        amount: payment.amount,
+        currency_code: &payment.currency_code,
+        source,
+    };
+    gateway.charge(credentials, request).await
 }
 
-/// Writes a pending charge of `amount` on the order (locked by the caller) through its
-/// payment method, to be taken from the card the gateway saved as `token`: `None` when the
-/// method is gone, disabled or takes no card (the order then waits to be paid by hand).
-pub(crate) async fn start_saved_card_charge(
-    tx: &mut Tx,
-    op: Op<'_>,
-    secret_box: &SecretBox,
-    order: &Order,
+/// A charge of `amount` on the order through `method`, as written (no card, reference
+/// or app unless the caller sets them).
+fn charge_row<'a>(
+    order: &'a Order,
+    method: &'a PaymentMethod,
     amount: i64,
-) -> ServiceResult<Option<SavedCardCharge>> {
-    let mut errors = FieldErrors::new();
-    let Some(method) = method_of(tx, op, order, &mut errors).await? else {
-        return Ok(None);
-    };
-    if !errors.is_empty() || gateway::of(method.method_type).is_none() {
-        return Ok(None);
-    }
-    let row = NewRow {
+    status: PaymentStatus,
+) -> NewRow<'a> {
+    NewRow {
         account_id: order.account_id,
         seller_id: order.seller_id,
         shop_id: order.shop_id,
@@ -295,83 +295,12 @@ pub(crate) async fn start_saved_card_charge(
         charge_id: None,
         amount,
         currency_code: &order.currency_code,
-        status: PaymentStatus::Pending,
+        status,
         reference: None,
         card: None,
         next_attempt_on: None,
         app_id: None,
-    };
-    let payment = stored::insert(tx, &row, op.now).await?;
-    let credentials = credentials_of(tx, secret_box, &method).await?;
-    Ok(Some(SavedCardCharge {
-        payment,
-        credentials,
-    }))
-}
-
-/// The credentials a pending charge was started with, to call its gateway again (after a
-/// crash) under the same key: `None` when its method is gone.
-pub(crate) async fn credentials_of_charge(
-    tx: &mut Tx,
-    op: Op<'_>,
-    secret_box: &SecretBox,
-    payment: &Payment,
-) -> ServiceResult<Option<Credentials>> {
-    let Some(id) = payment.payment_method_id else {
-        return Ok(None);
-    };
-    match payment_methods::find(&mut *tx, op.actor.tenant, id).await? {
-        Some(method) => Ok(Some(credentials_of(tx, secret_box, &method).await?)),
-        None => Ok(None),
     }
-}
-
-/// Calls the gateway for a pending charge of the card saved as `token`.
-pub(crate) async fn charge_saved_card(
-    payment: &Payment,
-    credentials: &Credentials,
-    token: &str,
-) -> gateway::Outcome {
-    let Some(gateway) = gateway::of(payment.method_type) else {
-        return gateway::Outcome::Error {
-            code: "no_gateway".into(),
-            message: "the method has no gateway".into(),
-        };
-    };
-    let key = attempt_key(payment);
-    let request = Charge {
-        key: &key,
-        amount: payment.amount,
-        currency_code: &payment.currency_code,
-        source: Source::SavedCard(token),
-    };
-    gateway.charge(credentials, request).await
-}
-
-/// Calls the gateway for a pending charge; with `save_card`, the gateway keeps the card.
-async fn charge(
-    payment: &Payment,
-    credentials: &Credentials,
-    card: &Card,
-    save_card: bool,
-) -> gateway::Outcome {
-    let Some(gateway) = gateway::of(payment.method_type) else {
-        return gateway::Outcome::Error {
-            code: "no_gateway".into(),
-            message: "the method has no gateway".into(),
-        };
-    };
-    let key = attempt_key(payment);
-    let request = Charge {
-        key: &key,
-        amount: payment.amount,
-        currency_code: &payment.currency_code,
-        source: Source::Card {
-            card,
-            save: save_card,
-        },
-    };
-    gateway.charge(credentials, request).await
 }
 
 /// Records a pending charge's outcome under the order's lock.

@@ -228,6 +228,11 @@ pub async fn insert(
         .set("payment_day", i64::from(b.payment_day))
         .set("paid_setup_fee", new.paid_setup_fee)
         .set("start_date", new.start_date)
+        // A purchase of one payment is finished as it opens: it ends on its start.
+        .set(
+            "end_date",
+            (b.state == PurchaseState::Finished).then_some(new.start_date),
+        )
         .set("last_payment_on", b.last_payment_on)
         .set("next_payment_on", b.next_payment_on)
         .set("total_payments", b.total_payments)

@@ -27,6 +27,7 @@ on_both_backends!(
     the_payment_day_changes_only_where_the_fee_allows_and_a_fee_switch_takes_its_terms,
     update_purchases_fees_changes_active_purchases_and_leaves_others_alone,
     a_fee_in_use_is_not_deleted_and_cancelling_the_opening_order_cancels_its_purchases,
+    a_fee_of_one_payment_opens_a_purchase_finished_on_its_start,
 );
 
 const PURCHASES: &str = "/v2/subscription_purchases";
@@ -1226,5 +1227,27 @@ async fn a_fee_in_use_is_not_deleted_and_cancelling_the_opening_order_cancels_it
     let after = purchase(&s, t, &p["id"]).await;
     assert_eq!(after["subscription_fee_id"], Value::Null);
     assert_eq!(after["total_renewal_fee"], 1000);
+    s.assert_documented();
+}
+
+async fn a_fee_of_one_payment_opens_a_purchase_finished_on_its_start(backend: Backend) {
+    let (s, clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_week", "renewal_fee": 100, "number_of_payments": 1}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    assert_eq!(p["state"], "finished");
+    assert_eq!(p["end_date"], "2027-01-10");
+    assert_eq!(p["total_payments"], 1);
+    assert_eq!(p["remaining_payments"], 0);
+    let finished = list(&s, &seller.token, "?state=finished").await;
+    assert_eq!(finished.len(), 1);
+    advance_to(&clock, "2027-02-10T09:30:00Z");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(renewals(&s, &p["id"]).await.is_empty());
     s.assert_documented();
 }

@@ -182,8 +182,9 @@ async fn open_purchases(api: &Api, shop: i64) -> Vec<i64> {
     ids
 }
 
-/// Makes each purchase due for 2 to 4 weekly cycles, its last one 0 to 6 days ago; the
-/// cycle dates each is to be billed for.
+/// Makes each purchase due for 2 to 4 weekly cycles, its last one 0 to 5 days ago (so its
+/// next is at least 2 days ahead: a test running over midnight bills no more); the cycle
+/// dates each is to be billed for.
 ///
 /// The engine bills what is due on its clock's today, and a `commerce serve` child runs on
 /// the wall clock (it cannot be given a manual one), so the purchases are made due with
@@ -196,7 +197,7 @@ async fn backdate(db: &TestDb, purchases: &[i64]) -> BTreeMap<i64, Vec<CalendarD
     let mut sql = String::new();
     for (n, id) in purchases.iter().enumerate() {
         let count = 2 + n % 3;
-        let last = today.plus_days(-i64::try_from(n % 7).unwrap());
+        let last = today.plus_days(-i64::try_from(n % 6).unwrap());
         let first = last.plus_days(-7 * i64::try_from(count - 1).unwrap());
         let dates: Vec<CalendarDate> = (0..count)
             .map(|k| first.plus_days(7 * i64::try_from(k).unwrap()))
@@ -260,6 +261,18 @@ async fn pending_charges(db: &TestDb) -> BTreeSet<i64> {
     .into_iter()
     .map(|(id,)| id)
     .collect()
+}
+
+/// Waits (at most `UNDERWAY`) until a renewal charge waits for its gateway's answer.
+async fn charging(db: &TestDb) {
+    let deadline = Instant::now() + UNDERWAY;
+    while pending_charges(db).await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "no renewal charge in flight within {UNDERWAY:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 /// Waits (at most `SETTLE`) until nothing is due and no renewal charge is pending.
@@ -483,22 +496,27 @@ fn total_cycles(cycles: &BTreeMap<i64, Vec<CalendarDate>>) -> usize {
 }
 
 async fn killed_nodes_bill_each_cycle_once(backend: Backend) {
-    const KILLS: usize = 3;
+    const KILLS: usize = 4;
     let started = Instant::now();
     let setup = Setup::new(backend).await;
     let mut node = setup.node().await;
     let cycles = setup.due_purchases(&node).await;
 
-    // Each round waits until the node renews, lets it run a random while (charges in
-    // flight most of the time), kills it, notes the charges it left pending, and starts
-    // another node, which takes the lease once the killed one's runs out.
+    // Each round waits until the node renews, lets it run a random while, kills it, notes
+    // the charges it left pending, and starts another node, which takes the lease once
+    // the killed one's runs out. The kills land anywhere (in a transaction, between them,
+    // during a gateway call); the first waits for a charge in flight as well, so that one
+    // is surely left pending.
     let mut kills = 0;
     let mut left_pending = BTreeSet::new();
-    for _ in 0..KILLS {
+    for round in 0..KILLS {
         if !underway(&setup.db, progress(&setup.db).await).await {
             break;
         }
         tokio::time::sleep(Duration::from_millis(random_between(50, 1500))).await;
+        if round == 0 {
+            charging(&setup.db).await;
+        }
         node.kill().await;
         kills += 1;
         // No node runs: what is pending now, the killed node left.

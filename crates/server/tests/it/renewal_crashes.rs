@@ -6,7 +6,10 @@
 //! - two nodes share one PostgreSQL database: the renewal lease is made to run out so
 //!   that it moves between them while the old holder is still charging, and the holder
 //!   is killed midway;
-//! - several passes of the engine run at once in one process, over one server's database.
+//! - several passes of the engine run at once in one process, over one server's database;
+//! - a node is killed while a renewal charge waits for the gateway and stays down longer
+//!   than the payments sweep waits for an answer: the sweep leaves that charge to the
+//!   engine, which sends it again under its key.
 //!
 //! Whatever happened, in the end every due cycle has exactly one renewal order, paid by
 //! exactly one approved charge made under that charge's own key; every purchase stands
@@ -36,6 +39,7 @@ use crate::support::{Backend, TestDb, TestServer, json};
 on_both_backends!(
     killed_nodes_bill_each_cycle_once,
     two_nodes_bill_each_cycle_once_as_the_lease_moves_and_one_is_killed,
+    a_charge_left_pending_over_a_long_stop_is_completed_under_its_key,
     concurrent_passes_bill_each_cycle_once,
 );
 
@@ -93,10 +97,16 @@ impl Api {
     }
 }
 
+/// A shop's test gateway method and the purchases opened with it.
+struct Opened {
+    method: i64,
+    purchases: Vec<i64>,
+}
+
 /// Opens `PURCHASES` weekly purchases in `shop` (units 1 to 3, each by its own order paid
-/// with a card the gateway saves), then makes the gateway slow for their renewals. The
-/// purchases' ids.
-async fn open_purchases(api: &Api, shop: i64) -> Vec<i64> {
+/// with a card the gateway saves), then makes the gateway take `latency_ms` to answer
+/// their renewals.
+async fn open_purchases(api: &Api, shop: i64, latency_ms: u64) -> Opened {
     let method = api
         .expect(
             StatusCode::CREATED,
@@ -158,7 +168,7 @@ async fn open_purchases(api: &Api, shop: i64) -> Vec<i64> {
         StatusCode::OK,
         Method::PUT,
         &format!("/v2/shops/{shop}/payment_methods/{}", method["id"]),
-        json!({"settings": {"latency_ms": LATENCY_MS}}),
+        json!({"settings": {"latency_ms": latency_ms}}),
     )
     .await;
     let (status, page) = api
@@ -179,7 +189,10 @@ async fn open_purchases(api: &Api, shop: i64) -> Vec<i64> {
         .map(|p| p["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids.len(), PURCHASES, "{page}");
-    ids
+    Opened {
+        method: method["id"].as_i64().unwrap(),
+        purchases: ids,
+    }
 }
 
 /// Makes each purchase due for 2 to 4 weekly cycles, its last one 0 to 5 days ago (so its
@@ -449,14 +462,21 @@ impl Setup {
 
     /// Opens the purchases through `node` and makes them due: their cycles.
     async fn due_purchases(&self, node: &Node) -> BTreeMap<i64, Vec<CalendarDate>> {
-        let api = Api {
+        let opened = open_purchases(&self.api(node).await, self.shop_id(), LATENCY_MS).await;
+        backdate(&self.db, &opened.purchases).await
+    }
+
+    /// The node's API, as the demo owner.
+    async fn api(&self, node: &Node) -> Api {
+        Api {
             client: self.client.clone(),
             base: node.base.clone(),
             token: demo_owner_token(&self.client, &node.base, &self.demo).await,
-        };
-        let shop = self.demo["shops"][0]["id"].as_i64().unwrap();
-        let purchases = open_purchases(&api, shop).await;
-        backdate(&self.db, &purchases).await
+        }
+    }
+
+    fn shop_id(&self) -> i64 {
+        self.demo["shops"][0]["id"].as_i64().unwrap()
     }
 
     /// The renewal lease's holder, if it is held.
@@ -676,6 +696,160 @@ async fn two_nodes_bill_each_cycle_once_as_the_lease_moves_and_one_is_killed(bac
     );
 }
 
+/// The payments sweep gives up a charge whose gateway's answer was not recorded within
+/// `CHARGE_TIMEOUT_SECS`; a renewal charge it must leave to the engine, which sends it
+/// again under its key (giving it up and charging anew would charge a card twice when the
+/// first call went through). A node is killed while a renewal charge and an order's own
+/// charge wait for the gateway, and stays down longer than the timeout.
+async fn a_charge_left_pending_over_a_long_stop_is_completed_under_its_key(backend: Backend) {
+    let started = Instant::now();
+    let setup = Setup::new(backend).await;
+    let mut node = setup.node().await;
+    let api = setup.api(&node).await;
+    // Renewal charges slow enough that the one in flight is still there at the kill.
+    let opened = open_purchases(&api, setup.shop_id(), 1000).await;
+    // An order of a product sold outright, paid through a method slow enough that its
+    // charge is surely in flight when the node is killed.
+    let slow = api
+        .expect(
+            StatusCode::CREATED,
+            Method::POST,
+            &format!("/v2/shops/{}/payment_methods", setup.shop_id()),
+            json!({"type": "test_gateway", "settings": {"latency_ms": 3000}}),
+        )
+        .await;
+    let product = api
+        .expect(
+            StatusCode::CREATED,
+            Method::POST,
+            "/v2/products",
+            json!({"title": "Mug", "status": "visible",
+                   "variants": [{"price": 800, "stock": 10}]}),
+        )
+        .await;
+    let order = api
+        .expect(
+            StatusCode::CREATED,
+            Method::POST,
+            &format!("/v2/shops/{}/orders", setup.shop_id()),
+            json!({"lines": [{"variant_id": product["_embedded"]["variants"][0]["id"]}],
+                   "email": "buyer@example.com", "payment_method_id": slow["id"]}),
+        )
+        .await;
+    let (status, placed) = api
+        .call(
+            Method::PUT,
+            &format!("/v2/orders/{}/place", order["id"]),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let cycles = backdate(&setup.db, &opened.purchases).await;
+
+    // Killed while both kinds of charge wait for the gateway, the order's started last.
+    charging(&setup.db).await;
+    let paying = {
+        let request = api
+            .client
+            .post(format!("{}/v2/orders/{}/payments", node.base, order["id"]))
+            .bearer_auth(&api.token)
+            .json(&json!({"card": card(APPROVE)}));
+        // Cut off by the kill: no answer comes.
+        tokio::spawn(async move { request.send().await.ok() })
+    };
+    let own_charge = format!(
+        "SELECT id FROM payments WHERE order_id = {} AND status = 'pending'",
+        order["id"]
+    );
+    let deadline = Instant::now() + UNDERWAY;
+    while setup.db.rows::<(i64,)>(&own_charge).await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the order's charge never started"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    node.kill().await;
+    paying.abort();
+    let left_pending = pending_charges(&setup.db).await;
+    assert!(
+        !left_pending.is_empty(),
+        "a renewal charge was left pending"
+    );
+    let own = setup.db.scalar(&own_charge).await;
+    // The sweep walks pending charges in id order: when it has given up the order's, it
+    // has looked at these.
+    assert!(
+        left_pending.iter().all(|id| *id < own),
+        "{left_pending:?} started before {own}"
+    );
+
+    // The node stays down past the timeout: the charges are made older by SQL (the nodes
+    // run on the wall clock). The purchases are held back from the engine meanwhile (no
+    // longer due), so that the sweep surely looks at the renewal charges first.
+    let aged = storage_micros(services::orders::payments::CHARGE_TIMEOUT_SECS + 300);
+    setup
+        .db
+        .execute(&format!(
+            "UPDATE payments SET created_on = created_on - {aged} WHERE status = 'pending'; \
+             UPDATE subscription_purchases SET due_on = '9999-12-31' WHERE state = 'active'"
+        ))
+        .await;
+    node = setup.node().await;
+    setup
+        .api(&node)
+        .await
+        .expect(
+            StatusCode::OK,
+            Method::PUT,
+            &format!(
+                "/v2/shops/{}/payment_methods/{}",
+                setup.shop_id(),
+                opened.method
+            ),
+            json!({"settings": {"latency_ms": LATENCY_MS}}),
+        )
+        .await;
+    let deadline = Instant::now() + UNDERWAY;
+    let abandoned = format!(
+        "SELECT COUNT(*) FROM payments WHERE id = {own} AND status = 'failed'          AND failure_code = 'abandoned'"
+    );
+    while setup.db.scalar(&abandoned).await == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the sweep never gave up the order's charge"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        pending_charges(&setup.db).await,
+        left_pending,
+        "the sweep left the renewal charges to the engine"
+    );
+
+    // Due again: the engine sends each left charge again under its key and goes on.
+    setup
+        .db
+        .execute(
+            "UPDATE subscription_purchases SET due_on = next_payment_on WHERE state = 'active'",
+        )
+        .await;
+    settled(&setup.db).await;
+    assert_billed_once(&setup.db, &cycles, &left_pending).await;
+    node.kill().await;
+    println!(
+        "{backend:?}: {} renewal charges left pending over a long stop completed under their \
+         keys, the order's own charge given up; {:.1} s",
+        left_pending.len(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// Seconds as the database stores times (microseconds).
+fn storage_micros(secs: i64) -> i64 {
+    secs * 1_000_000
+}
+
 async fn concurrent_passes_bill_each_cycle_once(backend: Backend) {
     const RACERS: usize = 4;
     /// Passes one racer may run: each bills a due purchase one cycle at most.
@@ -692,8 +866,8 @@ async fn concurrent_passes_bill_each_cycle_once(backend: Backend) {
         base: s.url.clone(),
         token: s.owner_token().await,
     };
-    let purchases = open_purchases(&api, s.shop_id()).await;
-    let cycles = backdate(&s.db, &purchases).await;
+    let opened = open_purchases(&api, s.shop_id(), LATENCY_MS).await;
+    let cycles = backdate(&s.db, &opened.purchases).await;
 
     // The racers renew over the server's own database, as its worker would: each runs
     // passes until it finds nothing due. They walk the same due purchases in the same

@@ -44,6 +44,7 @@ mod query_parameters;
 mod races;
 mod rate_limit;
 mod recorded;
+mod renewal_crashes;
 mod revocation;
 mod root;
 mod schema_parity;

@@ -38,6 +38,13 @@ pub struct Args {
     /// list's pages at each history size.
     #[arg(long, conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only"])]
     pub orders_only: bool,
+    /// Subscription purchases, all due at once, that the renewal scenario loads before
+    /// starting a server whose renewal engine bills them (measured last, on its own server).
+    #[arg(long, default_value_t = 10_000, value_parser = parse_renewals)]
+    pub renewals: usize,
+    /// Measure only the renewal scenario (purchases billed per second, with its baseline).
+    #[arg(long, conflicts_with_all = ["webhooks_only", "hot_row_only", "lists_only", "orders_only", "compare_with"])]
+    pub renewals_only: bool,
     /// Measure webhook delivery only, not the API scenarios.
     #[arg(long)]
     pub webhooks_only: bool,
@@ -62,7 +69,21 @@ pub struct Args {
     pub postgres_url: String,
 }
 
+/// At least one purchase to renew.
+fn parse_renewals(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("must be a whole number of at least 1".into()),
+    }
+}
+
 impl Args {
+    /// Whether the run measures the renewal scenario: with every scenario, or alone.
+    pub fn renews(&self) -> bool {
+        self.renewals_only
+            || !(self.webhooks_only || self.hot_row_only || self.lists_only || self.orders_only)
+    }
+
     pub fn duration(&self) -> Duration {
         Duration::from_secs(self.duration)
     }

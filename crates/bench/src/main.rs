@@ -10,6 +10,7 @@ mod load;
 mod ordering;
 mod process;
 mod purchases;
+mod renewals;
 mod report;
 mod scenarios;
 mod webhooks;
@@ -83,6 +84,9 @@ async fn bench_backend(backend: Backend, args: &Args) -> Result<bool> {
 async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Result<bool> {
     let build = Build::this()?;
     let demo = build.seed(database_url).await?;
+    if args.renewals_only {
+        return measure_renewals(&build, database_url, &demo, backend, args).await;
+    }
     if !args.hot_row_only && !args.lists_only && !args.orders_only {
         let deliveries = webhooks::run(&build, database_url, &demo, args).await?;
         report::print_webhooks(backend, &deliveries);
@@ -106,13 +110,30 @@ async fn bench_database(backend: Backend, database_url: &str, args: &Args) -> Re
     )
     .await;
     stop(server).await;
-    let clean = result?;
+    let mut clean = result?;
+    if args.renews() {
+        clean &= measure_renewals(&build, database_url, &demo, backend, args).await?;
+    }
     match &args.compare_with {
         Some(other) => {
             Ok(clean & compare::run(backend, &reads, &Build::other(other.clone()), args).await?)
         }
         None => Ok(clean),
     }
+}
+
+/// The renewal scenario, on a server of its own started after the load: `Ok(false)` when
+/// its baseline had errors.
+async fn measure_renewals(
+    build: &Build,
+    database_url: &str,
+    demo: &process::DemoData,
+    backend: Backend,
+    args: &Args,
+) -> Result<bool> {
+    let run = renewals::run(build, database_url, demo, args).await?;
+    report::print_renewals(backend, &run);
+    Ok(run.baseline.scenarios.iter().all(|s| s.outcome.errors == 0))
 }
 
 /// Stops a server, saying so when it did not end well.

@@ -122,6 +122,19 @@ impl Build {
         let flags = ["--orders", &count, "--shop", &shop];
         seed_generated(self.commerce(), database_url, &flags).await
     }
+
+    /// Adds `count` subscription purchases due today to the shop (`commerce seed
+    /// --purchases`); answers how long the load took, in seconds.
+    pub async fn seed_purchases(
+        &self,
+        database_url: &str,
+        shop_id: i64,
+        count: usize,
+    ) -> Result<f64> {
+        let (count, shop) = (count.to_string(), shop_id.to_string());
+        let flags = ["--purchases", &count, "--shop", &shop];
+        seed_generated(self.commerce(), database_url, &flags).await
+    }
 }
 
 async fn seed(mut commerce: Command, database_url: &str) -> Result<DemoData> {

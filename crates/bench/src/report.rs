@@ -16,11 +16,24 @@ pub fn print_header(args: &Args) {
         args.duration, args.warmup, args.concurrency
     );
     println!("server:      a separate process of this build, over loopback HTTP/1.1 keep-alive");
+    if args.renewals_only {
+        println!(
+            "renewals:    {} subscription purchases due at once",
+            args.renewals
+        );
+        return;
+    }
     if !args.orders_only {
         println!("catalog:     {:?} generated products", args.catalog_sizes());
     }
     if !args.lists_only {
         println!("orders:      {:?} generated orders", args.order_sizes());
+    }
+    if args.renews() {
+        println!(
+            "renewals:    {} subscription purchases due at once",
+            args.renewals
+        );
     }
 }
 
@@ -136,6 +149,43 @@ pub fn print_purchases(backend: Backend, concurrency: u32, run: &Run) {
             crate::purchases::HOT_VARIANTS
         ),
         run,
+    );
+}
+
+/// The renewal scenario: the load, the engine's drain rate, and its ratio to the static
+/// baseline of a renewal order's size measured on the same server.
+pub fn print_renewals(backend: Backend, run: &crate::renewals::RenewalRun) {
+    print_load(
+        "due subscription purchases",
+        run.purchases,
+        run.purchases,
+        run.load_seconds,
+    );
+    println!();
+    println!("backend {} subscription renewals", backend.name());
+    let baseline = run
+        .baseline
+        .scenarios
+        .iter()
+        .map(|s| s.outcome.requests_per_second())
+        .find(|rps| *rps > 0.0);
+    println!(
+        "renewed {} of {} due purchases in {:.2} s from the server's start: {:.1} purchases/s, ratio {}",
+        run.billed,
+        run.purchases,
+        run.drain.as_secs_f64(),
+        run.per_second(),
+        baseline.map_or_else(|| "-".into(), |b| format!("{:.4}", run.per_second() / b)),
+    );
+    if run.billed < run.purchases as u64 {
+        println!(
+            "!!! {} purchases were not renewed (a failed attempt waits for its retry)",
+            run.purchases as u64 - run.billed
+        );
+    }
+    print_titled_run(
+        &format!("backend {} renewals' baseline", backend.name()),
+        &run.baseline,
     );
 }
 

@@ -142,6 +142,7 @@ enum KeysCommand {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("shop_loads").args(["orders", "purchases"]).multiple(true)))]
 struct SeedArgs {
     #[command(flatten)]
     database: SettingArgs<DatabaseSettings>,
@@ -160,8 +161,14 @@ struct SeedArgs {
     /// with --demo, else --shop. Loaded after --products, whose variants they may sell.
     #[arg(long)]
     orders: Option<usize>,
-    /// The shop that gets the generated orders (default: the first shop).
-    #[arg(long, requires = "orders")]
+    /// Add this many subscription purchases, all due today, to a shop (the first demo shop
+    /// with --demo, else --shop): each opened a week ago by a paid order of a new weekly
+    /// subscription product, its card saved with the shop's test gateway method (added when
+    /// it has none), which approves its renewals.
+    #[arg(long)]
+    purchases: Option<usize>,
+    /// The shop that gets the generated orders or purchases (default: the first shop).
+    #[arg(long, requires = "shop_loads")]
     shop: Option<i64>,
     /// Print the result as one JSON object.
     #[arg(long)]
@@ -280,8 +287,14 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Seed(args) => {
-            if !args.demo && args.products.is_none() && args.orders.is_none() {
-                bail!("nothing to seed: pass --demo, --products N and/or --orders N");
+            if !args.demo
+                && args.products.is_none()
+                && args.orders.is_none()
+                && args.purchases.is_none()
+            {
+                bail!(
+                    "nothing to seed: pass --demo, --products N, --orders N and/or --purchases N"
+                );
             }
             let (db, secret_box) = open_sealed(&args.database.resolve(&file)?).await?;
             let demo = match args.demo {
@@ -310,16 +323,17 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => None,
             };
+            let shop_of_loads = async || -> anyhow::Result<storage::shops::Shop> {
+                let shop_id = args.shop.or(demo.as_ref().map(|d| d.shops[0].id));
+                match shop_id {
+                    Some(id) => storage::shops::by_ids(&db, &[id]).await?.pop(),
+                    None => storage::shops::first(&db).await?,
+                }
+                .context("no such shop: create one (e.g. with --demo) or name it with --shop")
+            };
             let history = match args.orders {
                 Some(count) => {
-                    let shop_id = args.shop.or(demo.as_ref().map(|d| d.shops[0].id));
-                    let shop = match shop_id {
-                        Some(id) => storage::shops::by_ids(&db, &[id]).await?.pop(),
-                        None => storage::shops::first(&db).await?,
-                    }
-                    .context(
-                        "no such shop: create one (e.g. with --demo) or name it with --shop",
-                    )?;
+                    let shop = shop_of_loads().await?;
                     let quiet = args.json;
                     Some(
                         seed::orders::load(&db, &shop, count, &SystemClock, |done| {
@@ -332,12 +346,33 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => None,
             };
+            let subscriptions = match args.purchases {
+                Some(count) => {
+                    let shop = shop_of_loads().await?;
+                    let quiet = args.json;
+                    Some(
+                        seed::purchases::load(&db, &shop, count, &SystemClock, |done| {
+                            if !quiet {
+                                eprintln!("{done} of {count} purchases loaded");
+                            }
+                        })
+                        .await?,
+                    )
+                }
+                None => None,
+            };
             if args.json {
-                let output = match (&demo, &catalog, &history) {
-                    (Some(demo), None, None) => serde_json::to_value(demo)?,
-                    (None, Some(catalog), None) => serde_json::to_value(catalog)?,
-                    (None, None, Some(history)) => serde_json::to_value(history)?,
-                    _ => serde_json::json!({"demo": demo, "catalog": catalog, "orders": history}),
+                let output = match (&demo, &catalog, &history, &subscriptions) {
+                    (Some(demo), None, None, None) => serde_json::to_value(demo)?,
+                    (None, Some(catalog), None, None) => serde_json::to_value(catalog)?,
+                    (None, None, Some(history), None) => serde_json::to_value(history)?,
+                    (None, None, None, Some(loaded)) => serde_json::to_value(loaded)?,
+                    _ => serde_json::json!({
+                        "demo": demo,
+                        "catalog": catalog,
+                        "orders": history,
+                        "purchases": subscriptions,
+                    }),
                 };
                 println!("{output}");
             } else {
@@ -354,6 +389,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     println!(
                         "{} orders added to shop {} in {:.1} s",
                         loaded.orders, loaded.shop_id, loaded.seconds
+                    );
+                }
+                if let Some(loaded) = &subscriptions {
+                    println!(
+                        "{} subscription purchases due {} added to shop {} in {:.1} s",
+                        loaded.purchases, loaded.due_on, loaded.shop_id, loaded.seconds
                     );
                 }
             }

@@ -48,6 +48,7 @@ pub mod price_lists;
 pub mod product_assets;
 pub mod product_types;
 pub mod products;
+pub mod purchase_load;
 pub mod refresh_tokens;
 pub mod sealed_secrets;
 pub mod sellers;

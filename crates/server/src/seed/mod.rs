@@ -17,6 +17,7 @@ use crate::accounts::{NewUserRequest, create_app, create_user};
 
 pub mod catalog;
 pub mod orders;
+pub mod purchases;
 mod random;
 
 #[derive(Clone, Debug, Serialize)]

@@ -181,15 +181,15 @@ fn up_to(rng: &mut SplitMix, most: i64) -> i64 {
 }
 
 /// One of the generated buyers: the same for the same number.
-struct Buyer {
+pub(super) struct Buyer {
     number: u64,
-    name: String,
-    email: String,
+    pub(super) name: String,
+    pub(super) email: String,
     phone: Option<String>,
 }
 
 impl Buyer {
-    fn of(number: u64) -> Self {
+    pub(super) fn of(number: u64) -> Self {
         let mut rng = SplitMix(number ^ 0xb0b_u64);
         let (first, last) = (pick(&mut rng, FIRST_NAMES), pick(&mut rng, LAST_NAMES));
         Self {
@@ -204,7 +204,7 @@ impl Buyer {
         }
     }
 
-    fn address(&self, rng: &mut SplitMix) -> Address {
+    pub(super) fn address(&self, rng: &mut SplitMix) -> Address {
         Address {
             name: Some(self.name.clone()),
             street: Some(format!(

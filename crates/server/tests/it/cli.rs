@@ -17,6 +17,7 @@ on_both_backends!(
     seed_demo_prints_exactly_one_json_object,
     seed_products_loads_a_catalog_the_api_serves,
     seed_orders_loads_a_history_the_api_serves,
+    seed_purchases_loads_due_purchases_the_server_renews,
     apps_and_users_created_on_the_command_line_work,
     a_request_in_flight_when_sigterm_arrives_completes,
     signing_keys_rotate_and_retire_across_nodes,
@@ -89,6 +90,99 @@ async fn seed_products_loads_a_catalog_the_api_serves(s: TestServer) {
     .await;
     assert!(!run.ok);
     assert!(run.stderr.contains("no such seller"), "{}", run.stderr);
+}
+
+async fn seed_purchases_loads_due_purchases_the_server_renews(s: TestServer) {
+    let shop = s.shop_id().to_string();
+    let mut loads = Vec::new();
+    for count in ["4", "3"] {
+        let run = commerce(
+            &s.db
+                .args(&["seed", "--purchases", count, "--shop", &shop, "--json"]),
+        )
+        .await;
+        assert!(run.ok, "{}", run.stderr);
+        let loaded: Value = serde_json::from_str(run.stdout.trim()).expect("one JSON object");
+        assert_eq!(loaded["purchases"].to_string(), count);
+        loads.push(loaded);
+    }
+    let today = domain::CalendarDate::of(domain::Clock::now(&domain::SystemClock));
+    let start = today.plus_days(-7).to_string();
+    let (next, today) = (today.plus_days(7).to_string(), today.to_string());
+    assert_eq!(loads[0]["due_on"], today.as_str());
+    assert_eq!(
+        loads[0]["payment_method_id"], loads[1]["payment_method_id"],
+        "a second load pays with the method the first added"
+    );
+    let token = s.owner_token().await;
+    let (status, list) = s
+        .get_json("/v2/subscription_purchases?per_page=50&sort=id.asc", &token)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(list["total_items"], 7, "a second load adds to the first");
+    let purchases = list["_embedded"]["items"].as_array().unwrap().clone();
+    let mut lines = Vec::new();
+    for p in &purchases {
+        assert_eq!(p["shop_id"], json!(s.shop_id()), "{p}");
+        assert_eq!(p["payment_interval"], "1_week", "{p}");
+        // Opened a week ago (the server may have renewed it since).
+        assert_eq!(p["start_date"], start.as_str(), "{p}");
+        // The opening order is a real order, paid and closed, whose one line started it.
+        let (status, order) = s
+            .get_json(&format!("/v2/orders/{}", p["original_order_id"]), &token)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{order}");
+        assert_eq!(order["status"], "closed", "{order}");
+        assert_eq!(order["outstanding"], 0, "{order}");
+        assert_eq!(order["payment_method_id"], loads[0]["payment_method_id"]);
+        let line = &order["_embedded"]["lines"][0];
+        assert_eq!(line["variant_id"], p["variant_id"], "{order}");
+        assert_eq!(
+            line["subscription_fee_id"], p["subscription_fee_id"],
+            "{order}"
+        );
+        let (status, fee) = s
+            .get_json(
+                &format!("/v2/subscription_fees/{}", p["subscription_fee_id"]),
+                &token,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{fee}");
+        assert_eq!(fee["variant_id"], p["variant_id"], "{fee}");
+        lines.push(line["id"].as_i64().unwrap());
+    }
+    let original: Vec<(i64,)> =
+        s.db.rows("SELECT original_line_id FROM subscription_purchases ORDER BY id")
+            .await;
+    assert_eq!(
+        original.iter().map(|l| l.0).collect::<Vec<_>>(),
+        lines,
+        "each purchase names its own opening line"
+    );
+    // The running server finds them all due and renews each with a paid order.
+    let renewed = eventually("every loaded purchase renewed", || async {
+        let renewed =
+            s.db.scalar(
+                "SELECT COUNT(DISTINCT subscription_purchase_id) FROM orders \
+                 WHERE subscription_purchase_id IS NOT NULL AND status = 'closed'",
+            )
+            .await;
+        (renewed == 7).then_some(renewed)
+    })
+    .await;
+    assert_eq!(renewed, 7);
+    for p in &purchases {
+        let (_, p) = s
+            .get_json(&format!("/v2/subscription_purchases/{}", p["id"]), &token)
+            .await;
+        assert_eq!(
+            (&p["state"], &p["total_payments"], &p["last_payment_on"]),
+            (&json!("active"), &json!(2), &json!(today)),
+            "{p}"
+        );
+        assert_eq!(p["next_payment_on"], next.as_str(), "{p}");
+    }
+    s.assert_documented();
 }
 
 async fn seed_orders_loads_a_history_the_api_serves(s: TestServer) {

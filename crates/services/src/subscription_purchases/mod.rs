@@ -446,7 +446,12 @@ async fn renewal_price(
     Ok(opening.map_or(price, |order| in_order_currency(&order, price)))
 }
 
-async fn shop_of(tx: &mut Tx, op: Op<'_>, purchase: &SubscriptionPurchase) -> ServiceResult<Shop> {
+/// The purchase's shop.
+pub(crate) async fn shop_of(
+    tx: &mut Tx,
+    op: Op<'_>,
+    purchase: &SubscriptionPurchase,
+) -> ServiceResult<Shop> {
     shops::find(&mut *tx, op.actor.tenant, purchase.shop_id)
         .await?
         .ok_or(ServiceError::NotFound)

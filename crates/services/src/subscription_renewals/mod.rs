@@ -29,7 +29,7 @@ use storage::orders;
 use storage::payments::{Outcome, Payment};
 use storage::secret_box::SecretBox;
 use storage::subscription_purchases::{self as stored, Due, SubscriptionPurchase};
-use storage::{ScopedExt, Tx, shops};
+use storage::{ScopedExt, Tx};
 
 use crate::orders::payments::finalize_charge;
 use crate::orders::payments::saved_card::{
@@ -39,7 +39,7 @@ use crate::orders::renewals::{self, Cycle};
 use crate::orders::{FullOrder, locked_order};
 use crate::payments::gateway::Credentials;
 use crate::payments::{balance_of, recorded_outcome};
-use crate::subscription_purchases::record;
+use crate::subscription_purchases::{record, shop_of};
 use crate::{Actor, Op, ServiceError, ServiceResult, Services};
 
 /// The job's name, as events name the system actor.
@@ -232,9 +232,7 @@ async fn start(tx: &mut Tx, op: Op<'_>, secret_box: &SecretBox, id: i64) -> Serv
     let order = match orders::renewal_of(tx, purchase.id, cycle).await? {
         Some(order) => locked_order(tx, op, order.id).await?,
         None => {
-            let shop = shops::find(&mut *tx, op.actor.tenant, purchase.shop_id)
-                .await?
-                .ok_or(ServiceError::NotFound)?;
+            let shop = shop_of(tx, op, &purchase).await?;
             let cycle = Cycle {
                 on: cycle,
                 discount,
@@ -383,14 +381,4 @@ async fn save(
     let shop = shop_of(tx, op, &saved).await?;
     record(tx, op, topic, &shop, &saved).await?;
     Ok(())
-}
-
-async fn shop_of(
-    tx: &mut Tx,
-    op: Op<'_>,
-    purchase: &SubscriptionPurchase,
-) -> ServiceResult<shops::Shop> {
-    shops::find(&mut *tx, op.actor.tenant, purchase.shop_id)
-        .await?
-        .ok_or(ServiceError::NotFound)
 }

@@ -280,9 +280,18 @@ pub async fn find<'a>(
     tenant_rows::find(exec, "customers", columns!(), tenant, id).await
 }
 
-/// Reads a customer and holds it against concurrent writers until the transaction ends.
+/// Reads a customer and holds it against concurrent writers until the transaction ends
+/// (`FOR NO KEY UPDATE`: see `locks` on why not `FOR UPDATE`).
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Customer>> {
-    tenant_rows::find_for_update(tx, "customers", columns!(), tenant, id).await
+    tenant_rows::find_locked(
+        tx,
+        "customers",
+        columns!(),
+        tenant,
+        id,
+        " FOR NO KEY UPDATE",
+    )
+    .await
 }
 
 /// The seller's customer with this email, in any case.

@@ -40,9 +40,9 @@
 //!    `products_count` of smart collections (rows in id order), the seller's product
 //!    counts. Their other writers hold the seller exclusively (smart collections) or lock
 //!    nothing else (product types), so none of them ever waits for a product.
-//! 9. **customers**: a customer's row, `FOR UPDATE` by writes to the customer (its fields,
-//!    addresses, tags) and by order moves that change its figures, after everything else
-//!    the move locks. Deleting a customer unlinks its orders through the foreign key, so
+//! 9. **customers**: a customer's row, `FOR NO KEY UPDATE` by writes to the customer (its
+//!    fields, addresses, tags) and by order moves that change its figures, after everything
+//!    else the move locks. Deleting a customer unlinks its orders through the foreign key, so
 //!    it first locks those orders (level 1), then the customer.
 //! 10. **webhooks**: a subscription's row; the deliveries an event fans out to hold it
 //!     `FOR KEY SHARE` through their foreign key.
@@ -53,6 +53,14 @@
 //! level says: a product write checks the type it names while still validating, and a
 //! foreign-key check holds its parent whenever the child is written. The order binds
 //! every lock a writer may hold while it waits for another.
+//!
+//! A row that is changed but never deleted or re-keyed by the write is locked `FOR NO KEY
+//! UPDATE` where rows that name it are written in the same transaction. Writing a child
+//! holds its parent `FOR KEY SHARE` (its foreign-key check, made again whenever a row the
+//! transaction wrote already is updated: an order saved twice holds its customer so), and
+//! `FOR UPDATE` conflicts with that: two transactions that each hold a customer through
+//! one of its orders, then lock it `FOR UPDATE` to count the order, wait for each other.
+//! `FOR NO KEY UPDATE` does not conflict with `FOR KEY SHARE`, so they take turns instead.
 //!
 //! Where a write must read before it knows which rows to lock (a product's manual
 //! collections), it reads, locks, then checks under the lock that nothing it read has

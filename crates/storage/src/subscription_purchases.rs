@@ -271,13 +271,15 @@ pub async fn find<'a>(
     tenant_rows::find(exec, "subscription_purchases", columns!(), tenant, id).await
 }
 
-/// Reads a purchase and holds it against concurrent writers until the transaction ends.
+/// Reads a purchase and holds it against concurrent writers until the transaction ends
+/// (`FOR NO KEY UPDATE`: its renewal orders hold it `FOR KEY SHARE`; see `locks`).
 pub async fn find_for_update(
     tx: &mut Tx,
     tenant: Tenant,
     id: i64,
 ) -> Result<Option<SubscriptionPurchase>> {
-    tenant_rows::find_for_update(tx, "subscription_purchases", columns!(), tenant, id).await
+    let lock = " FOR NO KEY UPDATE";
+    tenant_rows::find_locked(tx, "subscription_purchases", columns!(), tenant, id, lock).await
 }
 
 /// The purchases an order's lines started.

@@ -24,6 +24,7 @@ on_both_backends!(
     collection_delete_vs_reorder,
     twin_product_creations,
     webhook_delete_vs_product_event,
+    orders_of_one_customer_counted_at_once_take_turns,
 );
 
 /// Rounds per pair: enough to hit the window on either backend, few enough for CI.
@@ -703,4 +704,76 @@ async fn webhook_delete_vs_product_event(backend: Backend) {
         assert_eq!(left, 0, "round {round}");
     }
     assert_eq!(s.event_count("products.updated").await, ROUNDS as i64);
+}
+
+/// Two transactions each save an order of one customer twice, as a payment that closes an
+/// order does (saving a row the transaction wrote already checks its foreign key again,
+/// holding the customer `FOR KEY SHARE`), then each locks the customer to count its order.
+/// On PostgreSQL both locks are asked for while both transactions hold the customer so:
+/// they must take turns, where two `FOR UPDATE` locks would deadlock. (On SQLite write
+/// transactions run one at a time, so they run one after the other.)
+async fn orders_of_one_customer_counted_at_once_take_turns(s: TestServer) {
+    let token = s.owner_token().await;
+    let variant = s
+        .create_product(
+            &token,
+            json!({"title": "Counted", "variants": [{"price": 700, "stock": 10}]}),
+        )
+        .await["_embedded"]["variants"][0]["id"]
+        .clone();
+    let mut orders = Vec::new();
+    for _ in 0..2 {
+        let path = format!("/v2/shops/{}/orders", s.shop_id());
+        let body = json!({"lines": [{"variant_id": variant}], "email": "twice@example.com"});
+        let (status, order) = s.call(Method::POST, &path, &token, Some(body)).await;
+        assert_eq!(status, CREATED, "{order}");
+        orders.push(order);
+    }
+    let customer = orders[0]["contact_id"]
+        .as_i64()
+        .expect("the email links a customer");
+    assert_eq!(orders[1]["contact_id"], customer);
+
+    let (db, _) = s.open_storage().await;
+    let tenant = storage::Tenant {
+        account_id: s.demo.account_id,
+        seller_id: None,
+    };
+    let now = domain::Timestamp::from_secs(1_800_000_000);
+    // Begins a transaction that has saved the order twice.
+    let holding = |id: i64| {
+        let db = db.clone();
+        async move {
+            let mut tx = db.begin().await.expect("begin");
+            let order = storage::orders::find(&mut tx, tenant, id)
+                .await
+                .unwrap()
+                .expect("the order");
+            storage::orders::save(&mut tx, &order, now).await.unwrap();
+            storage::orders::save(&mut tx, &order, now).await.unwrap();
+            tx
+        }
+    };
+    let count = |mut tx: storage::Tx| async move {
+        let locked = storage::customers::find_for_update(&mut tx, tenant, customer).await;
+        let locked = locked.map_err(|e| e.to_string())?;
+        assert_eq!(locked.map(|c| c.id), Some(customer));
+        tx.commit().await.map_err(|e| e.to_string())
+    };
+    let ids = [
+        orders[0]["id"].as_i64().unwrap(),
+        orders[1]["id"].as_i64().unwrap(),
+    ];
+    let (a, b) = match s.db.backend {
+        Backend::Postgres => {
+            let (first, second) = (holding(ids[0]).await, holding(ids[1]).await);
+            tokio::join!(count(first), count(second))
+        }
+        Backend::Sqlite => {
+            let a = count(holding(ids[0]).await).await;
+            (a, count(holding(ids[1]).await).await)
+        }
+    };
+    assert_eq!((a, b), (Ok(()), Ok(())), "both counted, neither deadlocked");
+    db.close().await;
 }

@@ -1,7 +1,7 @@
 //! Subscription renewals: purchases all due today, loaded (`commerce seed --purchases`)
 //! while no server runs, then billed by a fresh server's renewal engine, a singleton that
-//! renews one purchase at a time (its order placed, its saved card charged through the
-//! test gateway, the purchase moved on). Measured as the wall time from starting the
+//! renews a few purchases at once (each one's order placed, its saved card charged through
+//! the test gateway, the purchase moved on). Measured as the wall time from starting the
 //! server until the database holds no due purchase; then the static baseline of a renewal
 //! order's size on the same server.
 

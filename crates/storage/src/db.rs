@@ -282,6 +282,16 @@ impl Database {
         Ok(())
     }
 
+    /// The connections the pool that serves requests may open (on SQLite, the readers':
+    /// its writes all go through one).
+    pub fn max_connections(&self) -> usize {
+        let max = match &self.pools {
+            Pools::Sqlite(p) => p.reader.options().get_max_connections(),
+            Pools::Postgres(p) => p.options().get_max_connections(),
+        };
+        usize::try_from(max).unwrap_or(usize::MAX)
+    }
+
     pub fn pool_stats(&self) -> Vec<PoolStats> {
         fn stats<DB: sqlx::Database>(pool: &'static str, p: &sqlx::Pool<DB>) -> PoolStats {
             PoolStats {

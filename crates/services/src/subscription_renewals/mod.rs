@@ -20,6 +20,10 @@
 //! second charge follow a first the gateway made). Both transactions lock the purchase
 //! before the order, so two nodes never deadlock, and the last one acts only if the
 //! purchase is still at the cycle and attempt it started from.
+//!
+//! A pass renews a few of its purchases at once (`at_once`), each as above on its own:
+//! they share only their shop's order codes, their product's stock and their customer,
+//! whose locks their transactions take in turn.
 
 use domain::payment::PaymentStatus;
 use domain::subscription::billing::{AfterFailure, CycleCharge};

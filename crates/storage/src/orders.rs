@@ -252,6 +252,16 @@ pub struct NewOrder<'a> {
     pub basis: &'a PricingBasis,
     pub totals: Totals,
     pub app_id: Option<i64>,
+    /// The cycle it bills, for a renewal order.
+    pub renewal: Option<RenewalOf>,
+}
+
+/// The cycle of a subscription purchase that a renewal order bills: one order per
+/// (purchase, cycle), the unique index `orders_renewal_key` refusing a second.
+#[derive(Clone, Copy, Debug)]
+pub struct RenewalOf {
+    pub purchase_id: i64,
+    pub on: CalendarDate,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -309,6 +319,11 @@ pub async fn insert(tx: &mut Tx, new: &NewOrder<'_>, now: Timestamp) -> Result<i
     let columns = with_totals(with_details(columns, new.details), new.totals);
     with_basis(columns, new.basis)
         .set("app_id", new.app_id)
+        .set(
+            "subscription_purchase_id",
+            new.renewal.map(|r| r.purchase_id),
+        )
+        .set("renewal_on", new.renewal.map(|r| r.on))
         .set("created_on", now)
         .set("updated_on", now)
         .insert_into("orders")
@@ -397,6 +412,11 @@ pub async fn write_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Resu
         &[Arg::Int(order_id)],
     )
     .await?;
+    insert_lines(tx, order_id, lines).await
+}
+
+/// Writes the lines of an order that has none yet (one just inserted), in this order.
+pub async fn insert_lines(tx: &mut Tx, order_id: i64, lines: &[LineData]) -> Result<()> {
     let rows = lines.iter().zip(1_i64..).map(|(line, position)| {
         [
             Arg::Int(order_id),
@@ -432,22 +452,6 @@ pub async fn find<'a>(exec: impl Into<Exec<'a>>, tenant: Tenant, id: i64) -> Res
 /// Reads an order and holds it against concurrent writers until the transaction ends.
 pub async fn find_for_update(tx: &mut Tx, tenant: Tenant, id: i64) -> Result<Option<Order>> {
     tenant_rows::find_for_update(tx, "orders", columns!(), tenant, id).await
-}
-
-/// Marks a new order as the renewal of `purchase_id` for the cycle `on`: once per
-/// (purchase, cycle), the unique index refusing a second.
-pub async fn mark_renewal(
-    tx: &mut Tx,
-    order_id: i64,
-    purchase_id: i64,
-    on: CalendarDate,
-) -> Result<()> {
-    execute_bound(
-        tx,
-        "UPDATE orders SET subscription_purchase_id = $2, renewal_on = $3 WHERE id = $1".to_owned(),
-        &[Arg::Int(order_id), Arg::Int(purchase_id), on.into()],
-    )
-    .await
 }
 
 /// The renewal order of `purchase_id` for the cycle `on`, if it was written.

@@ -78,9 +78,10 @@ pub async fn create(
                     basis: &priced.basis,
                     totals: priced.totals,
                     app_id: actor.app_id(),
+                    renewal: None,
                 };
                 let id = stored::insert(tx, &new, op.now).await?;
-                stored::write_lines(tx, id, &priced.lines).await?;
+                stored::insert_lines(tx, id, &priced.lines).await?;
                 let written = reload(tx, op, id).await?;
                 let shown = record(tx, op, topic::ORDERS_CREATED_CHECKOUT, &shop, &written).await?;
                 Ok(Shown::new(written, shown))

@@ -8,7 +8,9 @@ use domain::CalendarDate;
 use domain::order::{self, Transition};
 use domain::{FieldErrors, topic};
 use storage::Tx;
-use storage::orders::{self as stored, LineData, OrderDetails, PaymentChoice, PricingBasis};
+use storage::orders::{
+    self as stored, LineData, OrderDetails, PaymentChoice, PricingBasis, RenewalOf,
+};
 use storage::payment_methods;
 use storage::shops::Shop;
 use storage::subscription_purchases::SubscriptionPurchase;
@@ -90,10 +92,13 @@ pub(crate) async fn place(
         basis: &PricingBasis::default(),
         totals,
         app_id: None,
+        renewal: Some(RenewalOf {
+            purchase_id: purchase.id,
+            on: cycle.on,
+        }),
     };
     let id = stored::insert(tx, &new, op.now).await?;
-    stored::write_lines(tx, id, &[line]).await?;
-    stored::mark_renewal(tx, id, purchase.id, cycle.on).await?;
+    stored::insert_lines(tx, id, &[line]).await?;
     let written = reload(tx, op, id).await?;
     record(tx, op, topic::ORDERS_CREATED_CHECKOUT, shop, &written).await?;
     let placed = apply_move(tx, op, written, Transition::Place, None, FieldErrors::new()).await?;

@@ -261,15 +261,18 @@ async fn start(tx: &mut Tx, op: Op<'_>, secret_box: &SecretBox, id: i64) -> Serv
         }
         CycleCharge::Charge { amount, discount } => (amount, discount),
     };
-    let order = match orders::renewal_of(tx, purchase.id, cycle).await? {
-        Some(order) => locked_order(tx, op, order.id).await?,
+    let (order, written_before) = match orders::renewal_of(tx, purchase.id, cycle).await? {
+        Some(order) => (locked_order(tx, op, order.id).await?, true),
         None => {
             let shop = shop_of(tx, op, &purchase).await?;
             let cycle = Cycle {
                 on: cycle,
                 discount,
             };
-            renewals::place(tx, op, &shop, &purchase, cycle).await?
+            (
+                renewals::place(tx, op, &shop, &purchase, cycle).await?,
+                false,
+            )
         }
     };
     if amount == 0 {
@@ -280,8 +283,14 @@ async fn start(tx: &mut Tx, op: Op<'_>, secret_box: &SecretBox, id: i64) -> Serv
         return billed(tx, op, purchase).await.map(Started::Done);
     }
     let at = Attempt::of(&purchase);
-    // A charge left pending by a run that stopped: sent again under its own key.
-    if let Some(payment) = storage::payments::pending_charge_of_order(tx, order.order.id).await? {
+    // A charge left pending by a run that stopped: sent again under its own key (an
+    // order this run placed has none).
+    let pending = if written_before {
+        storage::payments::pending_charge_of_order(tx, order.order.id).await?
+    } else {
+        None
+    };
+    if let Some(payment) = pending {
         let credentials = credentials_of_charge(tx, op, secret_box, &payment).await?;
         return match (credentials, purchase.saved_card.clone()) {
             (Some(credentials), Some(token)) => Ok(Started::Charge {

@@ -30,6 +30,7 @@ on_both_backends!(
     update_purchases_fees_changes_active_purchases_and_leaves_others_alone,
     a_fee_in_use_is_not_deleted_and_cancelling_the_opening_order_cancels_its_purchases,
     a_fee_of_one_payment_opens_a_purchase_finished_on_its_start,
+    a_renewal_charge_answered_after_a_pause_is_recorded_on_its_order,
 );
 
 const PURCHASES: &str = "/v2/subscription_purchases";
@@ -1262,5 +1263,69 @@ async fn a_fee_of_one_payment_opens_a_purchase_finished_on_its_start(backend: Ba
     advance_to(&clock, "2027-02-10T09:30:00Z");
     assert_nothing_due(&s).await;
     assert!(renewals(&s, &p["id"]).await.is_empty());
+    s.assert_documented();
+}
+
+/// A purchase paused while its renewal charge waits for the gateway: the charge the
+/// gateway approved is recorded on the renewal order (money taken is never left pending),
+/// and the paused purchase is not moved on.
+async fn a_renewal_charge_answered_after_a_pause_is_recorded_on_its_order(backend: Backend) {
+    let (s, clock) = server_at(backend, "2027-01-10T09:30:00Z").await;
+    let seller = seller(&s, 1000).await;
+    let t = &seller.token;
+    let fee = seller
+        .fee(
+            &s,
+            json!({"payment_interval": "1_week", "renewal_fee": 1000}),
+        )
+        .await;
+    let p = seller.subscribe(&s, &fee, 1, APPROVE).await;
+    assert_eq!(p["next_payment_on"], "2027-01-17");
+    let (status, method) = s
+        .call(
+            Method::PUT,
+            &format!(
+                "/v2/shops/{}/payment_methods/{}",
+                s.shop_id(),
+                seller.method_id
+            ),
+            t,
+            Some(json!({"settings": {"latency_ms": 3000}})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{method}");
+    advance_to(&clock, "2027-01-17T10:00:00Z");
+    let charge_of = |status: &'static str| {
+        format!(
+            "SELECT COUNT(*) FROM payments y JOIN orders o ON o.id = y.order_id \
+             WHERE o.subscription_purchase_id = {} AND y.status = '{status}'",
+            p["id"]
+        )
+    };
+    eventually("the renewal charge at the gateway", || async {
+        (s.db.scalar(&charge_of("pending")).await == 1).then_some(())
+    })
+    .await;
+    let paused = put_ok(&s, t, &p["id"], json!({"state": "paused"})).await;
+    assert_eq!(paused["next_payment_on"], "2027-01-17");
+    eventually("the gateway's answer recorded", || async {
+        (s.db.scalar(&charge_of("approved")).await == 1).then_some(())
+    })
+    .await;
+    assert_eq!(s.db.scalar(&charge_of("pending")).await, 0);
+    assert_eq!(
+        renewals(&s, &p["id"]).await,
+        [row("2027-01-17", "closed", 1000, 0, 1000)]
+    );
+    let after = purchase(&s, t, &p["id"]).await;
+    assert_eq!(
+        (
+            &after["state"],
+            &after["next_payment_on"],
+            &after["total_payments"]
+        ),
+        (&json!("paused"), &json!("2027-01-17"), &json!(1)),
+        "a paused purchase is not moved on: {after}"
+    );
     s.assert_documented();
 }

@@ -9,9 +9,10 @@
 //!
 //! The gateway is then called outside every transaction, under the charge's key (the same
 //! charge is charged once however often it is called). A last transaction, under the
-//! purchase's lock again, records the outcome on the order (closing it when paid) and moves
-//! the purchase on: renewed (next date, one payment fewer, finished after the last), or a
-//! failed attempt retried after 1, 3 and 7 days, then failed.
+//! purchase's lock again, records the outcome on the order (closing it when paid, even when
+//! the purchase was paused or cancelled meanwhile) and moves the purchase on: renewed (next
+//! date, one payment fewer, finished after the last), or a failed attempt retried after 1,
+//! 3 and 7 days, then failed.
 //!
 //! A crash anywhere leaves either nothing (the first transaction rolled back), or the order
 //! with its pending charge: the next pass finds that charge and calls the gateway again
@@ -210,11 +211,14 @@ async fn renew(services: &Services, secret_box: &SecretBox, due: &Due) -> Servic
                 let Some(purchase) = stored::find_for_update(tx, op.actor.tenant, id).await? else {
                     return Ok(Step::NotDue);
                 };
+                // The answer is the order's whatever became of the purchase meanwhile: money
+                // the gateway took is recorded (a charge recorded already stays as it is).
+                let recorded = finalize_charge(tx, op, payment, &recorded_outcome(outcome)).await?;
                 if Attempt::of(&purchase) != at || purchase.state != PurchaseState::Active {
-                    // Another run recorded this attempt already.
+                    // Paused or cancelled meanwhile, or moved on by another run: the
+                    // purchase stays as it is.
                     return Ok(Step::NotDue);
                 }
-                let recorded = finalize_charge(tx, op, payment, &recorded_outcome(outcome)).await?;
                 let order = locked_order(tx, op, payment.order_id).await?;
                 if balance_of(&order.order).is_paid() {
                     billed(tx, op, purchase).await
